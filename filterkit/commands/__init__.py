@@ -17,6 +17,7 @@ from filterkit.commands.options import (
     engine_option,
     labels_option,
     output_option,
+    partitions_option,
     plugins_dir_option,
     positive_option,
     reading_and_writing_options,
@@ -105,14 +106,7 @@ of files sharing one header, each file a partition (see docs/dask.md).
 @engine_option("Run in this process, or over partitions on a Dask cluster")
 @scheduler_option
 @workers_option
-@click.option(
-    "--partitions",
-    type=click.IntRange(1),
-    help=(
-        "With --engine dask: cut one input file into N byte ranges at most "
-        "(default: 1 per worker thread of the local cluster, 2 of a scheduler's)."
-    ),
-)
+@partitions_option
 @click.option(
     "--output-dir",
     type=click.Path(file_okay=False),

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import shlex
 from types import SimpleNamespace
 
 import click
@@ -19,9 +18,9 @@ from filterkit.commands.files import (
     output_format_of,
     same_file,
 )
-from filterkit.commands.options import cut_formats, number_format
+from filterkit.commands.options import number_format, refuse_uncut_input
 from filterkit.contract import declared
-from filterkit.formats import ARFF, FormatOptions, format_of, registered
+from filterkit.formats import ARFF, FormatOptions, format_of
 from filterkit.labels import mulan_labels
 from filterkit.plugins import Registry
 from filterkit.progress import Progress, progress_mode
@@ -108,14 +107,7 @@ def check_dask_run(chain: Chain, options: SimpleNamespace) -> None:
         raise click.UsageError(
             "with --scheduler, give -o FILE or --output-dir DIR in a folder the workers share (they write the rows)"
         )
-    read_as = format_of(options.input_path, options.input_format)
-    if registered(read_as).ranges is None:
-        path = shlex.quote(options.input_path)
-        raise click.UsageError(
-            f"--engine dask reads {cut_formats()} only (the formats installed that it cuts into partitions), "
-            f"and {path} is read as {read_as}: convert it "
-            f"first (filterkit {path} -o {shlex.quote(options.input_path.rstrip('/') + '.arff')})"
-        )
+    refuse_uncut_input(options.input_path, options.input_format)
     if output_format_of(options.output, options.output_format) != ARFF:
         raise click.UsageError(
             "--engine dask writes ARFF only: convert its output afterwards (filterkit out.arff -o out.svm)"

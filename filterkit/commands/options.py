@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import functools
+import shlex
 import sys
 from typing import TYPE_CHECKING, cast
 
@@ -11,7 +12,7 @@ import click
 
 from filterkit.arff.reader import DEFAULT_CHUNK_ROWS
 from filterkit.commands.context import registry_of, use_plugins_dir
-from filterkit.formats import format_names, registered_formats
+from filterkit.formats import format_names, format_of, registered, registered_formats
 from filterkit.formats import format_options as declared_format_options
 from filterkit.progress import LOG_INTERVAL
 from filterkit.stage import Option
@@ -195,6 +196,14 @@ workers_option = click.option(
         "limited to an equal share of the machine's memory (default: one per core this process may use)."
     ),
 )
+partitions_option = click.option(
+    "--partitions",
+    type=click.IntRange(1),
+    help=(
+        "With --engine dask: cut one input file into N byte ranges at most "
+        "(default: 1 per worker thread of the local cluster, 2 of a scheduler's)."
+    ),
+)
 
 
 class RegisteredName(click.ParamType):
@@ -258,8 +267,15 @@ def _click_type(option: Option) -> click.ParamType:
     return click.STRING
 
 
-def cut_formats() -> str:
-    """The formats ``--engine dask`` cuts into partitions (those that declare ``ranges``), as words: ``arff, csv
-    and jsonl`` (what a command that runs there refuses others with)."""
-    names = [r.name for r in registered_formats().formats.values() if r.value.ranges is not None]
-    return " and ".join(filter(None, (", ".join(names[:-1]), names[-1])))
+def refuse_uncut_input(input_path: str, input_format: str | None) -> None:
+    """A usage error, before any cluster starts, for an input ``--engine dask`` cannot cut into partitions (its
+    format declares no ``ranges``), naming the formats it cuts and the conversion to make."""
+    read_as = format_of(input_path, input_format)
+    if registered(read_as).ranges is None:
+        names = [r.name for r in registered_formats().formats.values() if r.value.ranges is not None]
+        path = shlex.quote(input_path)
+        raise click.UsageError(
+            f"--engine dask reads {' and '.join(filter(None, (', '.join(names[:-1]), names[-1])))} only (the "
+            f"formats installed that it cuts into partitions), and {path} is read as {read_as}: convert it first "
+            f"(filterkit {path} -o {shlex.quote(input_path.rstrip('/') + '.arff')})"
+        )

@@ -7,7 +7,6 @@ import csv
 import io
 import json
 import math
-import shlex
 import sys
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -19,11 +18,12 @@ from filterkit.commands.context import plugin_loader, registry_of
 from filterkit.commands.files import check_distinct, check_format_options, check_stdout_open
 from filterkit.commands.options import (
     chunk_rows_option,
-    cut_formats,
     engine_option,
     format_option_decorators,
     input_format_option,
     json_option,
+    partitions_option,
+    refuse_uncut_input,
     scheduler_option,
     workers_option,
 )
@@ -33,7 +33,6 @@ from filterkit.formats import (
     format_of,
     named_format,
     new_rows_reading,
-    registered,
 )
 from filterkit.labels import LABEL_SEPARATOR
 from filterkit.outputs import OutputFile, checked_output
@@ -73,14 +72,7 @@ class EngineOptions:
             raise click.UsageError(
                 "with --scheduler, give -o FILE in a folder the workers share (they write the parts)"
             )
-        read_as = format_of(input_path, input_format)
-        if registered(read_as).ranges is None:
-            path = shlex.quote(input_path)
-            raise click.UsageError(
-                f"--engine dask reads {cut_formats()} only (the formats installed that it cuts into partitions), "
-                f"and {path} is read as {read_as}: convert it "
-                f"first (filterkit {path} -o {shlex.quote(input_path.rstrip('/') + '.arff')})"
-            )
+        refuse_uncut_input(input_path, input_format)
 
     @contextlib.contextmanager
     def connected(self, ctx, chain, chunk_rows: int, input_format, reading, progress=None, classifier=None):
@@ -111,14 +103,7 @@ def engine_options(what: str):
         engine_option(what),
         scheduler_option,
         workers_option,
-        click.option(
-            "--partitions",
-            type=click.IntRange(1),
-            help=(
-                "With --engine dask: cut one input file into N byte ranges at most "
-                "(default: 1 per worker thread of the local cluster, 2 of a scheduler's)."
-            ),
-        ),
+        partitions_option,
     ]
 
     def decorated(command):
