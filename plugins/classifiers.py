@@ -418,6 +418,11 @@ class LinearSVM(Classifier):
     def score(self, features):
         return self.class_scores(features)[:, 0]
 
+    def exported_rule(self):
+        """What :meth:`predict` and :meth:`predict_class` apply to the decision values, for an exported scorer
+        (:mod:`filterkit.export`): the Platt sigmoids (A, B) per column or None, the thresholds (offsets) or None."""
+        return self.sigmoids, self.thresholds
+
     def predict(self, features):
         """Positive where the score is ≥ the chosen threshold; else where the probability is ≥ 0.5 (the margin > 0)."""
         if self.thresholds is not None:

@@ -18,6 +18,7 @@ from typing import cast
 
 import numpy as np
 
+from filterkit.export.steps import Normalize
 from filterkit.kernels import normalize_stored
 from filterkit.plugin import (
     Chunk,
@@ -38,6 +39,10 @@ class RowNormalizer(ValueMapped):
     def preserves_zeros(self) -> bool:
         """A zero row stays zero, and so does every 0 of a row (it is only divided)."""
         return True
+
+    def exported_step(self) -> Normalize:
+        """The stage in an exported scorer (:mod:`filterkit.export`): the same norm of the same features."""
+        return Normalize(self.features, self.order)
 
     def stored_values_map(self):
         """Each row's stored values divided by its norm (0 stays 0, and adds nothing to the norm)."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from filterkit.class_counts_stage import ClassValueCountsStage
+from filterkit.export.steps import NotExportable, Scale, Unchanged
 from filterkit.metrics import (
     COMBINE_OPTION,
     LABEL_OPTIONS,
@@ -147,6 +148,17 @@ class ScorerStage(ClassValueCountsStage, ValueMapped):
             return lambda positions, values: values
         offset = np.zeros(len(self.features)) if self.params["zero_preserve"] else self.minimum
         return scaling_map(self.factor, offset, self.inner_exponent, self.outer_exponent)
+
+    def exported_step(self) -> Scale | Unchanged:
+        """The stage in an exported scorer (:mod:`filterkit.export`): each feature times its factor; refused where
+        the scaling shifts zeros (--no-zero-preserve) or goes through powers of two (a range beyond safe doubles)."""
+        if not self.params["scale"]:
+            return Unchanged()
+        if not self.params["zero_preserve"]:
+            raise NotExportable("--no-zero-preserve gives every feature a value in every document")
+        if self.inner_exponent.any() or self.outer_exponent.any():
+            raise NotExportable("a training range beyond the safe doubles is scaled through powers of two")
+        return Scale(self.features, self.factor)
 
     def load_state(self, state: dict) -> None:
         super().load_state(state)

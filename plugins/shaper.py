@@ -43,6 +43,7 @@ from typing import TYPE_CHECKING, cast
 import numpy as np
 
 from filterkit.class_counts_stage import ClassValueCountsStage
+from filterkit.export.steps import NotExportable, Shape
 from filterkit.kernels import ARRAYS, shape_stored, use_compiled
 from filterkit.limits import VARIABLES, Limits
 from filterkit.metrics import LABEL_OPTIONS, positive_code
@@ -283,6 +284,18 @@ class Shaper(ClassValueCountsStage, ValueMapped):
         """Per column, T(p̃(0)) (0 for nominal features): subtracted so that 0 maps to 0."""
         transform = _TRANSFORMS[self.params["transform"]]
         return np.where(self.column_nominal, 0.0, transform(self.zero_probability))
+
+    def exported_step(self) -> Shape:
+        """The stage in an exported scorer (:mod:`filterkit.export`): the compiled kernel's tables; refused where
+        that kernel does not shape (a copy per class, --no-zero-preserve, --transform logodds, a scaled knot step)."""
+        if self.one_vs_rest:
+            raise NotExportable("it makes a copy of each feature per class: shape --multiclass max makes one")
+        if not self.params["zero_preserve"]:
+            raise NotExportable("--no-zero-preserve gives every feature a value in every document")
+        tables = self._compiled_tables()
+        if tables is None:
+            raise NotExportable("--transform logodds or a knot step that needs the scaled interpolation")
+        return Shape(self.features, tables, bool(self.params["zero_bin"]))
 
     def preserves_zeros(self) -> bool:
         """With --zero-preserve (the default) T(0) is subtracted, so 0 maps to 0 (in every copy)."""

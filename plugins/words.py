@@ -32,6 +32,7 @@ from typing import Iterator
 
 import numpy as np
 
+from filterkit.export.steps import Words, words_step
 from filterkit.kernels import WordVocabulary, count_words, hash_columns, join_kept_words, renumber_words
 from filterkit.limits import VARIABLES, Limits
 from filterkit.plugin import (
@@ -658,6 +659,10 @@ class WordVector(KeptPass, Updatable, Explainable):
 
     def transform(self, chunk: Chunk) -> Chunk:
         return self._words_of(chunk, weighted=True)
+
+    def exported_step(self) -> Words:
+        """The stage in an exported scorer (:mod:`filterkit.export`): its tokenizer and its words' values."""
+        return words_step(self)
 
     def explained_counts(self, chunk: Chunk) -> Chunk | None:
         """Each word's count (or presence), before ``--log-tf`` and ``--idf``: what ``explain`` shows."""

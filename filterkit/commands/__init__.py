@@ -31,6 +31,7 @@ COMMANDS = {
     "apply": "filterkit.commands.apply:apply",
     "evaluate": "filterkit.commands.evaluate:evaluate",
     "explain": "filterkit.commands.predict:explain",
+    "export": "filterkit.commands.export:export",
     "help": "filterkit.commands.help:help_command",
     "info": "filterkit.commands.info:info",
     "plugins": "filterkit.commands.plugins:plugins",
