@@ -286,16 +286,18 @@ class Shaper(ClassValueCountsStage, ValueMapped):
         return np.where(self.column_nominal, 0.0, transform(self.zero_probability))
 
     def exported_step(self) -> Shape:
-        """The stage in an exported scorer (:mod:`filterkit.export`): the compiled kernel's tables; refused where
-        that kernel does not shape (a copy per class, --no-zero-preserve, --transform logodds, a scaled knot step)."""
-        if self.one_vs_rest:
-            raise NotExportable("it makes a copy of each feature per class: shape --multiclass max makes one")
+        """The stage in an exported scorer (:mod:`filterkit.export`): the compiled kernel's tables (and one-vs-rest's
+        copies); refused where that kernel does not shape (--no-zero-preserve, --transform logodds, a scaled knot
+        step) and for nominal attributes."""
         if not self.params["zero_preserve"]:
             raise NotExportable("--no-zero-preserve gives every feature a value in every document")
         tables = self._compiled_tables()
         if tables is None:
             raise NotExportable("--transform logodds or a knot step that needs the scaled interpolation")
-        return Shape(self.features, tables, bool(self.params["zero_bin"]))
+        if tables["column_nominal"].any():
+            raise NotExportable("it shapes a nominal attribute, which an exported scorer does not read")
+        copies = (self.source, self.output_column) if self.one_vs_rest else None
+        return Shape(self.features, tables, bool(self.params["zero_bin"]), copies)
 
     def preserves_zeros(self) -> bool:
         """With --zero-preserve (the default) T(0) is subtracted, so 0 maps to 0 (in every copy)."""

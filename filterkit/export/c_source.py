@@ -54,11 +54,18 @@ def c_source(model) -> str:
     calls.append("scorer_renumber(v, &SCORER_FEATURES);")
     model_parts.append(_classifier_data(model))
     model_parts.append(
-        "static void\nscorer_steps(scorer_vector *v)\n{\n" + "".join(f"    {call}\n" for call in calls) + "}\n"
+        "static int\nscorer_steps(scorer_vector *v)\n{\n"
+        + "".join(f"    {call}\n" for call in calls)
+        + "    return 1;\n}\n"
     )
     uses = "".join(
-        f"#define SCORER_USES_{kind.__name__.upper()} {int(any(call.startswith(prefix) for call in calls))}\n"
-        for kind, prefix in ((Shape, "scorer_shape"), (Scale, "scorer_scale"), (Normalize, "scorer_normalize"))
+        f"#define SCORER_USES_{kind} {int(any(function in call for call in calls))}\n"
+        for kind, function in (
+            ("SHAPE", "scorer_shape_values"),
+            ("COPIES", "scorer_shape_copies"),
+            ("SCALE", "scorer_scale_values"),
+            ("NORMALIZE", "scorer_normalize"),
+        )
     )
     template = (files("filterkit.export") / "scorer.c").read_text(encoding="utf-8")
     return template.replace("/* @TOKENS@ */", uses + words.source).replace("/* @MODEL@ */", "\n".join(model_parts))
@@ -106,10 +113,13 @@ def _step_data(step: Step, number: int) -> str:
         parts += [_doubles(f"{name}_{key.upper()}", tables[key]) for key in floats]
         parts.append(_bytes(f"{name}_NOMINAL", np.asarray(tables["column_nominal"], dtype=np.uint8).tobytes()))
         fields = ", ".join(f"{name}_{key.upper()}" for key in floats)
-        return "".join(parts) + (
+        parts.append(
             f"static const scorer_shape {name} = {{{name}_ACTED, {name}_KNOT_START, {fields}, {name}_NOMINAL, "
             f"{int(step.zero_bin)}}};\n"
         )
+        if step.copies is not None:
+            parts.append(_copies_data(name, *step.copies))
+        return "".join(parts)
     if isinstance(step, Scale):
         return (
             _positions(f"{name}_ACTED", step.acted)
@@ -123,9 +133,28 @@ def _step_data(step: Step, number: int) -> str:
     return ""
 
 
+def _copies_data(name: str, source: np.ndarray, output_table: np.ndarray) -> str:
+    """One-vs-rest shaping's layout: per input column its first output column and their number, per output column
+    its knot table (:class:`filterkit.export.steps.Shape`)."""
+    source = np.asarray(source, dtype=np.int64)
+    if len(source) and np.any(np.diff(source) < 0):
+        raise FilterkitError("shape's copies are not in the order of their columns: an exported scorer keeps it")
+    n_inputs = int(source[-1]) + 1 if len(source) else 0
+    n_outputs = np.bincount(source, minlength=n_inputs)
+    return (
+        _int64s(f"{name}_FIRST_OUTPUT", np.cumsum(n_outputs) - n_outputs)
+        + _int64s(f"{name}_N_OUTPUTS", n_outputs)
+        + _integers(f"{name}_OUTPUT_TABLE", [int(v) for v in output_table], "int32_t")
+        + f"static const scorer_copies {name}_COPIES = {{&{name}, {name}_FIRST_OUTPUT, {name}_N_OUTPUTS, "
+        f"{_whole(n_inputs)}, {name}_OUTPUT_TABLE}};\n"
+    )
+
+
 def _step_call(step: Step, number: int) -> str:
     """The statement that performs step ``number``."""
     name = f"SCORER_STEP_{number}"
+    if isinstance(step, Shape) and step.copies is not None:
+        return f"if (!scorer_shape_copies(v, &{name}_COPIES))\n        return 0;"
     if isinstance(step, Shape):
         return f"scorer_shape_values(v, &{name});"
     if isinstance(step, Scale):

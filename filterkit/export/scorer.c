@@ -109,7 +109,7 @@ typedef struct {
     int zero_bin;
 } scorer_shape;
 
-#if SCORER_USES_SHAPE
+#if SCORER_USES_SHAPE || SCORER_USES_COPIES
 static double
 scorer_shaped(const scorer_shape *s, int64_t p, double v)
 {
@@ -151,6 +151,46 @@ scorer_shape_values(scorer_vector *v, const scorer_shape *s)
         if (p >= 0 && !isnan(v->value[i]))
             v->value[i] = scorer_shaped(s, p, v->value[i]);
     }
+}
+#endif
+
+/* One-vs-rest shaping on several classes or labels (plugins/shaper.py, Shaper._transform_copies): each input
+ * column's value copied to each of its output columns (n_outputs[c] of them from first_output[c]), each shaped by
+ * that column's knots (output_table[o]; -1: copied as it is).  Returns 0 when out of memory. */
+typedef struct {
+    const scorer_shape *shape;
+    const int64_t *first_output, *n_outputs;
+    int64_t n_inputs;
+    const int32_t *output_table;
+} scorer_copies;
+
+#if SCORER_USES_COPIES
+static int
+scorer_shape_copies(scorer_vector *v, const scorer_copies *c)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < v->n; i++)
+        n += v->column[i] < c->n_inputs ? (size_t)c->n_outputs[v->column[i]] : 0;
+    scorer_vector copies = {NULL, NULL, 0, 0};
+    if (!scorer_reserve(&copies, n + 1)) {
+        free(copies.column);
+        free(copies.value);
+        return 0;
+    }
+    for (size_t i = 0; i < v->n; i++) {
+        int64_t column = v->column[i];
+        double x = v->value[i];
+        for (int64_t k = 0; column < c->n_inputs && k < c->n_outputs[column]; k++) {
+            int64_t output = c->first_output[column] + k;
+            int32_t table = c->output_table[output];
+            copies.column[copies.n] = output;
+            copies.value[copies.n++] = table >= 0 && !isnan(x) ? scorer_shaped(c->shape, table, x) : x;
+        }
+    }
+    free(v->column);
+    free(v->value);
+    *v = copies;
+    return 1;
 }
 #endif
 
@@ -255,7 +295,11 @@ decide(const char *utf8, size_t n, double *out)
     }
     scorer_weigh_words(&v, pairs, (size_t)counted, &SCORER_WORDS);
     free(pairs);
-    scorer_steps(&v);
+    if (!scorer_steps(&v)) {
+        free(v.column);
+        free(v.value);
+        return -2;
+    }
     for (int k = 0; k < SCORER_OUTPUTS; k++)
         out[k] = 0.0;
     for (size_t i = 0; i < v.n; i++) {

@@ -36,11 +36,14 @@ class Shape:
     k-th shaped by the k-th knot table), as the compiled kernel ``shape_stored`` computes it: ``tables`` holds
     ``knot_start``, ``knot_value``, ``knot_probability``, ``first_probability``, ``zero_probability``,
     ``default_probability``, ``zero_shift`` (floats and whole numbers) and ``column_nominal`` (bools);
-    ``zero_bin`` whether a 0 takes its own bin's probability."""
+    ``zero_bin`` whether a 0 takes its own bin's probability.  With ``copies`` (one-vs-rest on several classes or
+    labels: ``(source, output_column)``, per output column its input column, ascending, and its knot table or −1),
+    each input column's value goes to each of its output columns, shaped by that column's table."""
 
     acted: np.ndarray
     tables: dict
     zero_bin: bool
+    copies: tuple[np.ndarray, np.ndarray] | None = None
 
 
 @dataclass(frozen=True)
