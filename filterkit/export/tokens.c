@@ -1,0 +1,561 @@
+/*
+ * The words stage's tokenizer and counter (plugins/words.py's ``counted`` for a transform), in plain C99: the
+ * algorithms of filterkit/_words.c, utf8_text.h and ascii_bytes.h on one document's UTF-8 bytes, reading the data
+ * filterkit/export/words.py writes before this (the WORDS_ settings, the vocabulary's hash table, the stop words a
+ * hashed transform leaves out, and the interpreter's lowercasing and whitespace as a two-stage table).
+ *
+ * A token is cut at the delimiters (Weka's WordTokenizer; those past ASCII by code point), or is a run of ASCII
+ * letters (AlphabeticTokenizer); n-grams join MIN to MAX consecutive words with one space, trimmed as Java's
+ * String.trim (bytes up to U+0020); character n-grams are the runs of MIN to MAX code points of each word that
+ * str.split cuts, padded with a space each side (scikit-learn's char_wb).  Lowercasing is str.lower's: full
+ * mappings, the final sigma by the token's own context (the word's, for character n-grams).  A token's number is
+ * its word's in the vocabulary (left out when absent), or its MurmurHash3 column with hashing.
+ *
+ * No global mutable state: all a call writes is its caller's buffer and what it allocates itself.
+ */
+#include <stdint.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    int64_t column;
+    int64_t count;
+} WordPair;
+
+/* A buffer a call grows (malloc'd, freed when the call ends). */
+typedef struct {
+    unsigned char *bytes;
+    size_t room;
+} words_scratch;
+
+/* One call's counting: the caller's buffer of pairs, those in it, and how many of them at its start are distinct
+ * and in ascending column (the others were appended since, one per occurrence). */
+typedef struct {
+    WordPair **pairs;
+    size_t *allocated;
+    size_t used, ordered;
+    words_scratch token, lowered, spans;
+} words_counting;
+
+/* Whether ``n`` bytes are ASCII, eight at a time. */
+static int
+words_all_ascii(const unsigned char *bytes, size_t n)
+{
+    uint64_t seen = 0;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t word;
+        memcpy(&word, bytes + i, 8);
+        seen |= word;
+    }
+    for (; i < n; i++)
+        seen |= bytes[i];
+    return (seen & UINT64_C(0x8080808080808080)) == 0;
+}
+
+/* Whether ``n`` bytes are UTF-8 as Python's strict decoder takes it: no overlong form, no surrogate, nothing past
+ * U+10FFFF, no sequence cut short. */
+static int
+words_valid_utf8(const unsigned char *bytes, size_t n)
+{
+    for (size_t i = 0; i < n;) {
+        unsigned lead = bytes[i];
+        if (lead < 0x80) {
+            i++;
+            continue;
+        }
+        if (lead >= 0xC2 && lead <= 0xDF) {
+            if (i + 1 >= n || (bytes[i + 1] & 0xC0) != 0x80)
+                return 0;
+            i += 2;
+            continue;
+        }
+        size_t size = lead >= 0xE0 && lead <= 0xEF ? 3 : lead >= 0xF0 && lead <= 0xF4 ? 4 : 0;
+        if (size == 0 || size > n - i)
+            return 0;
+        unsigned second = bytes[i + 1];
+        unsigned low = lead == 0xE0 ? 0xA0 : lead == 0xF0 ? 0x90 : 0x80;
+        unsigned high = lead == 0xED ? 0x9F : lead == 0xF4 ? 0x8F : 0xBF;
+        if (second < low || second > high)
+            return 0;
+        for (size_t k = 2; k < size; k++)
+            if ((bytes[i + k] & 0xC0) != 0x80)
+                return 0;
+        i += size;
+    }
+    return 1;
+}
+
+/* The bytes of the code point whose first byte is ``lead`` (valid UTF-8). */
+static size_t
+words_point_size(unsigned char lead)
+{
+    return lead < 0x80 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4;
+}
+
+/* The code point at ``bytes`` (valid UTF-8). */
+static uint32_t
+words_point_at(const unsigned char *bytes)
+{
+    size_t size = words_point_size(bytes[0]);
+    uint32_t point = size == 1 ? bytes[0] : bytes[0] & (0x7Fu >> size);
+    for (size_t k = 1; k < size; k++)
+        point = point << 6 | (bytes[k] & 0x3Fu);
+    return point;
+}
+
+/* Write ``point`` as UTF-8 at ``out``; its length. */
+static size_t
+words_write_point(uint32_t point, unsigned char *out)
+{
+    if (point < 0x80) {
+        out[0] = (unsigned char)point;
+        return 1;
+    }
+    if (point < 0x800) {
+        out[0] = (unsigned char)(0xC0 | point >> 6);
+        out[1] = (unsigned char)(0x80 | (point & 0x3F));
+        return 2;
+    }
+    if (point < 0x10000) {
+        out[0] = (unsigned char)(0xE0 | point >> 12);
+        out[1] = (unsigned char)(0x80 | (point >> 6 & 0x3F));
+        out[2] = (unsigned char)(0x80 | (point & 0x3F));
+        return 3;
+    }
+    out[0] = (unsigned char)(0xF0 | point >> 18);
+    out[1] = (unsigned char)(0x80 | (point >> 12 & 0x3F));
+    out[2] = (unsigned char)(0x80 | (point >> 6 & 0x3F));
+    out[3] = (unsigned char)(0x80 | (point & 0x3F));
+    return 4;
+}
+
+/* The number of a code point's record in the Unicode table. */
+static unsigned
+words_record(uint32_t point)
+{
+    return WORDS_RECORD_OF[(size_t)WORDS_BLOCK_OF[point >> WORDS_BLOCK_SHIFT] << WORDS_BLOCK_SHIFT |
+                           (point & ((1u << WORDS_BLOCK_SHIFT) - 1))];
+}
+
+static unsigned
+words_flags(uint32_t point)
+{
+    return WORDS_FLAGS[words_record(point)];
+}
+
+/* Whether the capital sigma at ``bytes[at]`` (of ``n`` bytes) ends a word, as str.lower tests it: a cased
+ * character before it and none after it, case-ignorable characters skipped both ways. */
+static int
+words_final_sigma(const unsigned char *bytes, size_t n, size_t at)
+{
+    size_t before = at;
+    unsigned flags = 0;
+    while (before > 0) {
+        do
+            before--;
+        while (before > 0 && (bytes[before] & 0xC0) == 0x80);
+        flags = words_flags(words_point_at(bytes + before));
+        if (!(flags & WORDS_CASE_IGNORABLE))
+            break;
+    }
+    if (!(flags & WORDS_CASED) || (flags & WORDS_CASE_IGNORABLE))
+        return 0;
+    for (size_t after = at + 2; after < n; after += words_point_size(bytes[after])) {
+        flags = words_flags(words_point_at(bytes + after));
+        if (!(flags & WORDS_CASE_IGNORABLE))
+            return !(flags & WORDS_CASED);
+    }
+    return 1;
+}
+
+/* Lowercase the ``n`` bytes of UTF-8 at ``bytes`` as str.lower does into ``out`` (WORDS_ROOM_PER_BYTE times their
+ * bytes); the bytes written. */
+static size_t
+words_lower(const unsigned char *bytes, size_t n, unsigned char *out)
+{
+    size_t written = 0;
+    for (size_t at = 0; at < n;) {
+        unsigned char lead = bytes[at];
+        if (lead < 0x80) {
+            out[written++] = (unsigned char)(lead >= 'A' && lead <= 'Z' ? lead + 32 : lead);
+            at++;
+            continue;
+        }
+        uint32_t point = words_point_at(bytes + at);
+        unsigned record = words_record(point);
+        if (point == 0x3A3)
+            written += words_write_point(words_final_sigma(bytes, n, at) ? 0x3C2 : 0x3C3, out + written);
+        else if (WORDS_FLAGS[record] & WORDS_SPECIAL) {
+            const uint32_t *mapping = WORDS_SPECIAL_LOWER + 4 * (size_t)WORDS_LOWER_DELTA[record];
+            for (uint32_t k = 1; k <= mapping[0]; k++)
+                written += words_write_point(mapping[k], out + written);
+        }
+        else
+            written += words_write_point((uint32_t)((int32_t)point + WORDS_LOWER_DELTA[record]), out + written);
+        at += words_point_size(lead);
+    }
+    return written;
+}
+
+/* Room for ``needed`` bytes in ``scratch``, by doubling; 0 when out of memory. */
+static int
+words_room(words_scratch *scratch, size_t needed)
+{
+    if (needed <= scratch->room)
+        return 1;
+    size_t room = scratch->room ? scratch->room : 256;
+    while (room < needed) {
+        if (room > SIZE_MAX / 2)
+            return 0;
+        room *= 2;
+    }
+    unsigned char *grown = realloc(scratch->bytes, room);
+    if (grown == NULL)
+        return 0;
+    scratch->bytes = grown;
+    scratch->room = room;
+    return 1;
+}
+
+/* MurmurHash3 x86 32-bit with seed 0 (scikit-learn's murmurhash3_32), its blocks read little-endian. */
+static uint32_t
+words_murmur3(const unsigned char *bytes, size_t n)
+{
+    uint32_t h = 0, k;
+    size_t whole = n & ~(size_t)3;
+    for (size_t i = 0; i < whole; i += 4) {
+        k = (uint32_t)bytes[i] | (uint32_t)bytes[i + 1] << 8 | (uint32_t)bytes[i + 2] << 16 |
+            (uint32_t)bytes[i + 3] << 24;
+        k *= 0xcc9e2d51u;
+        k = k << 15 | k >> 17;
+        h ^= k * 0x1b873593u;
+        h = (h << 13 | h >> 19) * 5 + 0xe6546b64u;
+    }
+    k = 0;
+    switch (n & 3) {
+    case 3:
+        k ^= (uint32_t)bytes[whole + 2] << 16;
+        /* fall through */
+    case 2:
+        k ^= (uint32_t)bytes[whole + 1] << 8;
+        /* fall through */
+    case 1:
+        k = (k ^ bytes[whole]) * 0xcc9e2d51u;
+        h ^= (k << 15 | k >> 17) * 0x1b873593u;
+    }
+    h ^= (uint32_t)n;
+    h = (h ^ h >> 16) * 0x85ebca6bu;
+    h = (h ^ h >> 13) * 0xc2b2ae35u;
+    return h ^ h >> 16;
+}
+
+/* The magnitude of the signed 32-bit hash, HashingVectorizer's |h| (|-2**31| is 2**31). */
+static uint32_t
+words_magnitude(const unsigned char *bytes, size_t n)
+{
+    uint32_t h = words_murmur3(bytes, n);
+    return h >> 31 ? 0u - h : h;
+}
+
+/* The number of the word ``key`` in a table words.py wrote (its slots, offsets and bytes), -1 when absent. */
+static int64_t
+words_find(const unsigned char *key, size_t n, const uint32_t *slots, uint32_t mask, const uint32_t *offsets,
+           const unsigned char *bytes)
+{
+    uint32_t hash = words_magnitude(key, n) & 0x7FFFFFFFu;
+    for (uint32_t slot = hash & mask;; slot = (slot + 1) & mask) {
+        uint32_t held = slots[2 * (size_t)slot + 1];
+        if (held == 0)
+            return -1;
+        if (slots[2 * (size_t)slot] != hash)
+            continue;
+        uint32_t start = offsets[held - 1], end = offsets[held];
+        if (end - start == n && (n == 0 || memcmp(bytes + start, key, n) == 0))
+            return (int64_t)held - 1;
+    }
+}
+
+/* A token's number: its hashed column, or its word's number in the vocabulary (-1: not a word of it). */
+static int64_t
+words_number(const unsigned char *key, size_t n)
+{
+    if (WORDS_HASH_COLUMNS)
+        return (int64_t)(words_magnitude(key, n) & (uint32_t)(WORDS_HASH_COLUMNS - 1));
+    return words_find(key, n, WORDS_VOCABULARY_SLOTS, WORDS_VOCABULARY_MASK, WORDS_VOCABULARY_OFFSETS,
+                      WORDS_VOCABULARY_BYTES);
+}
+
+/* Sort pairs by column: quicksort on the median of three (never a unique least or greatest column, so both parts
+ * shrink), the smaller part first, then insertion sort. */
+static void
+words_sort(WordPair *pairs, size_t n)
+{
+    while (n > 16) {
+        int64_t a = pairs[0].column, b = pairs[n / 2].column, z = pairs[n - 1].column;
+        int64_t pivot = a < b ? (b < z ? b : (a < z ? z : a)) : (a < z ? a : (b < z ? z : b));
+        size_t i = 0, j = n - 1;
+        for (;;) {
+            while (pairs[i].column < pivot)
+                i++;
+            while (pairs[j].column > pivot)
+                j--;
+            if (i >= j)
+                break;
+            WordPair swapped = pairs[i];
+            pairs[i++] = pairs[j];
+            pairs[j--] = swapped;
+        }
+        /* pairs[0..j] <= pivot <= pairs[j+1..n-1] */
+        if (j + 1 < n - j - 1) {
+            words_sort(pairs, j + 1);
+            pairs += j + 1;
+            n -= j + 1;
+        }
+        else {
+            words_sort(pairs + j + 1, n - j - 1);
+            n = j + 1;
+        }
+    }
+    for (size_t k = 1; k < n; k++) {
+        WordPair moved = pairs[k];
+        size_t at = k;
+        for (; at > 0 && pairs[at - 1].column > moved.column; at--)
+            pairs[at] = pairs[at - 1];
+        pairs[at] = moved;
+    }
+}
+
+/* Sort the pairs and add up those of one column: then all are distinct and in order. */
+static void
+words_merge(words_counting *c)
+{
+    if (c->ordered == c->used)
+        return;
+    WordPair *pairs = *c->pairs;
+    words_sort(pairs, c->used);
+    size_t kept = 0;
+    for (size_t k = 0; k < c->used; k++) {
+        if (kept > 0 && pairs[kept - 1].column == pairs[k].column)
+            pairs[kept - 1].count += pairs[k].count;
+        else
+            pairs[kept++] = pairs[k];
+    }
+    c->used = c->ordered = kept;
+}
+
+/* Count one occurrence of column ``column``: appended, the pairs merged when the buffer is full and half of it or
+ * more was appended since the last merge, else the buffer doubled. */
+static int
+words_add(words_counting *c, int64_t column)
+{
+    if (column < 0)
+        return 1;
+    if (c->used == *c->allocated) {
+        if (c->used - c->ordered >= c->used / 2 && c->used >= 64)
+            words_merge(c);
+        if (c->used > *c->allocated / 2 || *c->allocated == 0) {
+            size_t room = *c->allocated ? 2 * *c->allocated : 256;
+            if (room > SIZE_MAX / sizeof(WordPair))
+                return 0;
+            WordPair *grown = realloc(*c->pairs, room * sizeof(WordPair));
+            if (grown == NULL)
+                return 0;
+            *c->pairs = grown;
+            *c->allocated = room;
+        }
+    }
+    (*c->pairs)[c->used].column = column;
+    (*c->pairs)[c->used++].count = 1;
+    return 1;
+}
+
+/* One token (``n`` bytes at ``token``): left out if its lowercase is a stop word (hashing alone), lowercased as
+ * asked, its number counted. */
+static int
+words_token(words_counting *c, const unsigned char *token, size_t n)
+{
+    if (WORDS_LOWERCASE || WORDS_STOP_N > 0) {
+        if (n > SIZE_MAX / WORDS_ROOM_PER_BYTE - 1 || !words_room(&c->lowered, WORDS_ROOM_PER_BYTE * n + 1))
+            return 0;
+        size_t lowered = words_lower(token, n, c->lowered.bytes);
+        if (WORDS_STOP_N > 0 && words_find(c->lowered.bytes, lowered, WORDS_STOP_SLOTS, WORDS_STOP_MASK,
+                                           WORDS_STOP_OFFSETS, WORDS_STOP_BYTES) >= 0)
+            return 1;
+        if (WORDS_LOWERCASE) {
+            token = c->lowered.bytes;
+            n = lowered;
+        }
+    }
+    return words_add(c, words_number(token, n));
+}
+
+/* Whether the code point at ``bytes`` is a delimiter past ASCII. */
+static int
+words_wide_delimiter(const unsigned char *bytes)
+{
+    uint32_t point = words_point_at(bytes);
+    size_t low = 0, high = WORDS_N_WIDE_DELIMITERS;
+    while (low < high) {
+        size_t middle = (low + high) / 2;
+        if (WORDS_WIDE_DELIMITERS[middle] < point)
+            low = middle + 1;
+        else
+            high = middle;
+    }
+    return low < WORDS_N_WIDE_DELIMITERS && WORDS_WIDE_DELIMITERS[low] == point;
+}
+
+/* The bytes of the character at ``text[at]`` if a token holds it, else 0. */
+static size_t
+words_word_character(const unsigned char *text, size_t at)
+{
+    unsigned char byte = text[at];
+    if (!WORDS_WORD_BYTE[byte])
+        return 0;
+    if (byte < 0x80)
+        return 1;
+    if (WORDS_N_WIDE_DELIMITERS > 0 && words_wide_delimiter(text + at))
+        return 0;
+    return words_point_size(byte);
+}
+
+/* The next word of ``text`` from ``*at``: 0 at the end, else 1 with its bytes [*start, *at). */
+static int
+words_next_word(const unsigned char *text, size_t n, size_t *at, size_t *start)
+{
+    size_t i = *at, size = 0;
+    while (i < n && (size = words_word_character(text, i)) == 0)
+        i += WORDS_TOKENIZER == 1 ? 1 : words_point_size(text[i]);
+    if (i >= n)
+        return 0;
+    *start = i;
+    for (i += size; i < n && (size = words_word_character(text, i)) != 0;)
+        i += size;
+    *at = i;
+    return 1;
+}
+
+/* Count a document's words, or with n-grams (WORDS_NGRAM_MIN > 0) each run of MIN to MAX of them joined by a
+ * space and trimmed as Java trims. */
+static int
+words_count_words(words_counting *c, const unsigned char *text, size_t n)
+{
+    size_t at = 0, start, n_words = 0;
+    while (words_next_word(text, n, &at, &start)) {
+        if (WORDS_NGRAM_MIN == 0) {
+            if (!words_token(c, text + start, at - start))
+                return 0;
+            continue;
+        }
+        if (!words_room(&c->spans, (n_words + 1) * 2 * sizeof(size_t)))
+            return 0;
+        size_t span[2] = {start, at};
+        memcpy(c->spans.bytes + n_words++ * sizeof span, span, sizeof span);
+    }
+    for (size_t gram = WORDS_NGRAM_MIN; WORDS_NGRAM_MIN > 0 && gram <= WORDS_NGRAM_MAX && gram <= n_words; gram++) {
+        for (size_t first = 0; first + gram <= n_words; first++) {
+            size_t used = 0;
+            for (size_t k = first; k < first + gram; k++) {
+                size_t span[2];
+                memcpy(span, c->spans.bytes + k * sizeof span, sizeof span);
+                if (!words_room(&c->token, used + (span[1] - span[0]) + 1))
+                    return 0;
+                if (k > first)
+                    c->token.bytes[used++] = ' ';
+                memcpy(c->token.bytes + used, text + span[0], span[1] - span[0]);
+                used += span[1] - span[0];
+            }
+            size_t from = 0;
+            while (used > from && c->token.bytes[used - 1] <= ' ')
+                used--;
+            while (used > from && c->token.bytes[from] <= ' ')
+                from++;
+            if (!words_token(c, c->token.bytes + from, used - from))
+                return 0;
+        }
+    }
+    return 1;
+}
+
+/* The bytes of the character at ``text[at]`` if it is not whitespace to str.split, else 0. */
+static size_t
+words_unspaced(const unsigned char *text, size_t at)
+{
+    unsigned char byte = text[at];
+    if (byte < 0x80)
+        return (byte >= 9 && byte <= 13) || (byte >= 28 && byte <= 32) ? 0 : 1;
+    return words_flags(words_point_at(text + at)) & WORDS_SPACE ? 0 : words_point_size(byte);
+}
+
+/* Count a document's character n-grams as scikit-learn's char_wb makes them: each word (a run of what str.split
+ * does not take for whitespace), lowercased as asked, padded with a space each side, gives its runs of ``gram``
+ * code points for each gram from MIN to MAX; a padded word of ``gram`` code points or fewer gives itself once and
+ * ends its n-grams. */
+static int
+words_count_characters(words_counting *c, const unsigned char *text, size_t n)
+{
+    for (size_t at = 0; at < n;) {
+        size_t size = words_unspaced(text, at);
+        if (size == 0) {
+            at += words_point_size(text[at]);
+            continue;
+        }
+        size_t start = at;
+        for (at += size; at < n && (size = words_unspaced(text, at)) != 0;)
+            at += size;
+        size_t word = at - start;
+        if (word > SIZE_MAX / WORDS_ROOM_PER_BYTE - 2 || !words_room(&c->lowered, WORDS_ROOM_PER_BYTE * word + 2))
+            return 0;
+        unsigned char *padded = c->lowered.bytes;
+        size_t length = 1;
+        if (WORDS_LOWERCASE)
+            length += words_lower(text + start, word, padded + 1);
+        else {
+            memcpy(padded + 1, text + start, word);
+            length += word;
+        }
+        padded[0] = padded[length++] = ' ';
+        size_t n_points = 0;
+        for (size_t k = 0; k < length; k += words_point_size(padded[k]))
+            n_points++;
+        for (size_t gram = WORDS_NGRAM_MIN; gram <= WORDS_NGRAM_MAX; gram++) {
+            size_t width = n_points < gram ? n_points : gram, from = 0, to = 0;
+            for (size_t k = 0; k < width; k++)
+                to += words_point_size(padded[to]);
+            for (;;) {
+                if (!words_add(c, words_number(padded + from, to - from)))
+                    return 0;
+                if (to >= length)
+                    break;
+                from += words_point_size(padded[from]);
+                to += words_point_size(padded[to]);
+            }
+            if (n_points <= gram)
+                break;
+        }
+    }
+    return 1;
+}
+
+/* The distinct tokens of one document (utf8[0:n], no NUL needed) counted: pairs ascending by column (the word's
+ * number in stage.words, or its hashed column with --hash), as counted() gives the row.  *pairs / *allocated: a
+ * buffer the function grows with realloc (the caller starts them at NULL/0 and frees it).  Returns the number of
+ * pairs, or -1 when the bytes are not UTF-8 as filterkit reads it (strict: overlong forms, surrogates, > U+10FFFF
+ * refused), -2 when out of memory.  Thread-safe apart from the buffer (no global mutable state). */
+static long
+words_count(const unsigned char *utf8, size_t n, WordPair **pairs, size_t *allocated)
+{
+    if (!words_all_ascii(utf8, n) && !words_valid_utf8(utf8, n))
+        return -1;
+    words_counting c = {pairs, allocated, 0, 0, {NULL, 0}, {NULL, 0}, {NULL, 0}};
+    int counted = WORDS_TOKENIZER == 2 ? words_count_characters(&c, utf8, n) : words_count_words(&c, utf8, n);
+    free(c.token.bytes);
+    free(c.lowered.bytes);
+    free(c.spans.bytes);
+    if (!counted)
+        return -2;
+    words_merge(&c);
+    return (long)c.used;
+}
