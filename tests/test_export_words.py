@@ -252,7 +252,7 @@ def test_the_tables_are_the_interpreters_lowercase_and_whitespace(corpus, tmp_pa
 
 #: What a line of the data before tokens.c may be: an include, a setting, an array's start or end, numbers.
 DATA_LINE = re.compile(
-    r"#include <\w+\.h>|#define WORDS_\w+ (\d+u?|INT64_C\(\d+\))|static const (unsigned char|u?int\d+_t) WORDS_\w+"
+    r"#include <\w+\.h>|#define WORDS_\w+ (\d+u?|U?INT64_C\(\d+\))|static const (unsigned char|u?int\d+_t) WORDS_\w+"
     r"\[\d+\] = \{|-?\d+(,-?\d+)*,?|\};|"
 )
 #: Words that would break out of a C string or comment, or that no UTF-8 holds.
@@ -278,7 +278,24 @@ def test_a_vocabulary_of_code_breaking_words_compiles_and_counts_as_the_stage(tm
     assert found[: len(HOSTILE_WORDS)] == [[(stage.words.index(word), 1)] for word in HOSTILE_WORDS]
 
 
+def test_every_name_defined_is_the_tokenizers_and_every_table_constant(corpus):
+    source = words_source(fitted(corpus[:20], hash=6, stopwords="weka", lowercase=True))
+    functions = re.findall(r"^(\w+)\(", source, re.MULTILINE)
+    tables = re.findall(r"^static const [\w ]+? (\w+)\[", source, re.MULTILINE)
+    types = re.findall(r"^} (\w+);", source, re.MULTILINE)
+    settings = re.findall(r"^#define (\w+)", source, re.MULTILINE)
+    assert "words_count" in functions and "WORDS_VOCABULARY_SLOTS" in tables and "WORDS_STOP_SLOTS" in tables
+    named = [name for name in functions + tables + types + settings if name != "WordPair"]
+    assert [name for name in named if not name.lower().startswith("words_")] == []
+    # no static data but constant tables: nothing a call shares with another to write
+    assert re.findall(r"^static (?!const )\w+ \w+ *[=\[;]", source, re.MULTILINE) == []
+    assert re.findall(r"^ +static ", source, re.MULTILINE) == []
+
+
 def test_what_cannot_be_exported_is_refused_in_one_line(corpus):
+    stage = fitted(corpus[:20])
+    stage.stem = str.lower  # a stemmer is Python code
+    assert "stemmer" in refusal(stage)
     stage = fitted(corpus[:20])
     stage.features = np.array([0, 2])
     assert "converts 2 text attributes" in refusal(stage)
@@ -290,3 +307,32 @@ def test_what_cannot_be_exported_is_refused_in_one_line(corpus):
     stage = fitted(corpus[:20], ngrams="1-2")
     stage.settings = (stage.settings[0], False, False, 3, 2)
     assert "n-grams of 3 to 2" in refusal(stage)
+
+
+@pytest.mark.nightly
+@pytest.mark.parametrize(
+    "name",
+    [
+        "lowercase",
+        "delimiters=non-ascii lowercase",
+        "ngrams=1-3 lowercase",
+        "char_ngrams=2-4 lowercase",
+        "hash=10 stopwords=weka",
+        "hash=8 ngrams=1-2",
+    ],
+)
+def test_the_tokenizer_is_clean_under_the_sanitizers_and_every_warning(name, corpus, hostile, tmp_path):
+    stage = fitted(corpus + hostile[:60], **SETTINGS[name])
+    path, binary = tmp_path / "words.c", tmp_path / "words"
+    path.write_text(words_source(stage) + COUNT_MAIN, encoding="utf-8")
+    strict = ["-std=c99", "-O1", "-g", "-Wall", "-Wextra", "-pedantic", "-Werror", "-fno-sanitize-recover=all"]
+    made = subprocess.run(
+        [COMPILER, *strict, "-fsanitize=address,undefined", "-o", str(binary), str(path)],
+        capture_output=True,
+        text=True,
+    )
+    assert made.returncode == 0, made.stderr[-3000:]
+    texts = corpus + hostile
+    assert counted_in_c(binary, [text.encode() for text in texts] + NOT_UTF8) == expected_rows(stage, texts) + [
+        -1
+    ] * len(NOT_UTF8)

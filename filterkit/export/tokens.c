@@ -29,12 +29,20 @@ typedef struct {
     size_t room;
 } words_scratch;
 
-/* One call's counting: the caller's buffer of pairs, those in it, and how many of them at its start are distinct
- * and in ascending column (the others were appended since, one per occurrence). */
+/* The slots of the table of a call's distinct columns held on the stack (a document of up to half as many distinct
+ * tokens needs no other). */
+#define WORDS_STACK_SLOTS 512
+
+/* One call's counting: the caller's buffer of pairs (one per distinct column, in the order met) and those in it, and
+ * an open-addressing table of them by column (each slot the number of its pair + 1, 0 when empty): on the stack, or
+ * allocated once it outgrows it. */
 typedef struct {
     WordPair **pairs;
     size_t *allocated;
-    size_t used, ordered;
+    size_t used;
+    uint32_t *slots;
+    size_t slot_mask;
+    uint32_t stack_slots[WORDS_STACK_SLOTS];
     words_scratch token, lowered, spans;
 } words_counting;
 
@@ -259,36 +267,74 @@ words_magnitude(const unsigned char *bytes, size_t n)
     return h >> 31 ? 0u - h : h;
 }
 
-/* The number of the word ``key`` in a table words.py wrote (its slots, offsets and bytes), -1 when absent. */
-static int64_t
-words_find(const unsigned char *key, size_t n, const uint32_t *slots, uint32_t mask, const uint32_t *offsets,
-           const unsigned char *bytes)
+/* The hash of the vocabulary's and the stop words' tables (words.py's table_hashes): of a key padded with zeros to a
+ * multiple of 8 bytes, the polynomial h = h * WORDS_HASH_FACTOR + chunk over its 8-byte chunks (read little-endian)
+ * from WORDS_HASH_SEED, then once more with its length for a chunk, modulo 2**64, mixed by MurmurHash3's 64-bit
+ * finalizer. */
+static uint64_t
+words_key_hash(const unsigned char *key, size_t n)
 {
-    uint32_t hash = words_magnitude(key, n) & 0x7FFFFFFFu;
-    for (uint32_t slot = hash & mask;; slot = (slot + 1) & mask) {
-        uint32_t held = slots[2 * (size_t)slot + 1];
+    uint64_t h = WORDS_HASH_SEED;
+    for (size_t k = 0; k < n; k += 8) {
+        const unsigned char *b = key + k;
+        h = h * WORDS_HASH_FACTOR + ((uint64_t)b[0] | (uint64_t)b[1] << 8 | (uint64_t)b[2] << 16 |
+                                     (uint64_t)b[3] << 24 | (uint64_t)b[4] << 32 | (uint64_t)b[5] << 40 |
+                                     (uint64_t)b[6] << 48 | (uint64_t)b[7] << 56);
+    }
+    h = h * WORDS_HASH_FACTOR + n;
+    h ^= h >> 33;
+    h *= UINT64_C(0xff51afd7ed558ccd);
+    h ^= h >> 33;
+    h *= UINT64_C(0xc4ceb9fe1a85ec53);
+    return h ^ h >> 33;
+}
+
+/* The number of the word ``key`` (``n`` bytes, then zeros up to a multiple of 8: a table's words are laid out so) of
+ * mixed hash ``hash`` in a table words.py wrote (per slot the hash's high half and the word's number + 1, per word
+ * where its bytes start and their length), -1 when absent. */
+static int64_t
+words_find(const unsigned char *key, size_t n, uint64_t hash, const uint32_t *slots, uint64_t mask,
+           const uint32_t *spans, const unsigned char *bytes)
+{
+    uint32_t high = (uint32_t)(hash >> 32);
+    for (uint64_t slot = hash & mask;; slot = (slot + 1) & mask) {
+        uint32_t held = slots[2 * slot + 1];
         if (held == 0)
             return -1;
-        if (slots[2 * (size_t)slot] != hash)
+        if (slots[2 * slot] != high || spans[2 * (size_t)held - 1] != n)
             continue;
-        uint32_t start = offsets[held - 1], end = offsets[held];
-        if (end - start == n && (n == 0 || memcmp(bytes + start, key, n) == 0))
+        const unsigned char *word = bytes + spans[2 * (size_t)held - 2];
+        size_t k = 0;
+        for (; k < n; k += 8) {
+            uint64_t x, y;
+            memcpy(&x, word + k, 8);
+            memcpy(&y, key + k, 8);
+            if (x != y)
+                break;
+        }
+        if (k >= n)
             return (int64_t)held - 1;
     }
 }
 
-/* A token's number: its hashed column, or its word's number in the vocabulary (-1: not a word of it). */
+/* The number of a token in the vocabulary (``n`` bytes at ``key``, zeros after them up to a multiple of 8), -1 when
+ * absent. */
 static int64_t
-words_number(const unsigned char *key, size_t n)
+words_vocabulary_number(const unsigned char *key, size_t n, uint64_t hash)
 {
-    if (WORDS_HASH_COLUMNS)
-        return (int64_t)(words_magnitude(key, n) & (uint32_t)(WORDS_HASH_COLUMNS - 1));
-    return words_find(key, n, WORDS_VOCABULARY_SLOTS, WORDS_VOCABULARY_MASK, WORDS_VOCABULARY_OFFSETS,
+    return words_find(key, n, hash, WORDS_VOCABULARY_SLOTS, WORDS_VOCABULARY_MASK, WORDS_VOCABULARY_SPANS,
                       WORDS_VOCABULARY_BYTES);
 }
 
-/* Sort pairs by column: quicksort on the median of three (never a unique least or greatest column, so both parts
- * shrink), the smaller part first, then insertion sort. */
+/* A token's hashed column (HashingVectorizer's). */
+static int64_t
+words_hashed_column(const unsigned char *token, size_t n)
+{
+    return (int64_t)(words_magnitude(token, n) & (uint32_t)(WORDS_HASH_COLUMNS - 1));
+}
+
+/* Sort pairs of distinct columns by column: quicksort on the median of three (never the least or greatest column,
+ * so both parts shrink), the smaller part first, then insertion sort. */
 static void
 words_sort(WordPair *pairs, size_t n)
 {
@@ -327,48 +373,59 @@ words_sort(WordPair *pairs, size_t n)
     }
 }
 
-/* Sort the pairs and add up those of one column: then all are distinct and in order. */
-static void
-words_merge(words_counting *c)
+/* The slot of ``column`` in a table of ``mask`` + 1 slots: where it is, or the empty one where it would go. */
+static size_t
+words_slot_of(const words_counting *c, const uint32_t *slots, size_t mask, int64_t column)
 {
-    if (c->ordered == c->used)
-        return;
-    WordPair *pairs = *c->pairs;
-    words_sort(pairs, c->used);
-    size_t kept = 0;
-    for (size_t k = 0; k < c->used; k++) {
-        if (kept > 0 && pairs[kept - 1].column == pairs[k].column)
-            pairs[kept - 1].count += pairs[k].count;
-        else
-            pairs[kept++] = pairs[k];
-    }
-    c->used = c->ordered = kept;
+    size_t slot = (size_t)(((uint64_t)column * UINT64_C(0x9E3779B97F4A7C15)) >> 32) & mask;
+    while (slots[slot] != 0 && (*c->pairs)[slots[slot] - 1].column != column)
+        slot = (slot + 1) & mask;
+    return slot;
 }
 
-/* Count one occurrence of column ``column``: appended, the pairs merged when the buffer is full and half of it or
- * more was appended since the last merge, else the buffer doubled. */
+/* Double the table of distinct columns (moved off the stack); 0 when out of memory. */
+static int
+words_more_slots(words_counting *c)
+{
+    size_t n_slots = 2 * (c->slot_mask + 1);
+    uint32_t *slots = n_slots > SIZE_MAX / sizeof(uint32_t) ? NULL : calloc(n_slots, sizeof(uint32_t));
+    if (slots == NULL)
+        return 0;
+    for (size_t k = 0; k < c->used; k++)
+        slots[words_slot_of(c, slots, n_slots - 1, (*c->pairs)[k].column)] = (uint32_t)(k + 1);
+    if (c->slots != c->stack_slots)
+        free(c->slots);
+    c->slots = slots;
+    c->slot_mask = n_slots - 1;
+    return 1;
+}
+
+/* Count one occurrence of ``column`` (none for -1, a token not in the vocabulary): its pair's count, or a new pair
+ * (the caller's buffer doubled when full); 0 when out of memory. */
 static int
 words_add(words_counting *c, int64_t column)
 {
     if (column < 0)
         return 1;
-    if (c->used == *c->allocated) {
-        if (c->used - c->ordered >= c->used / 2 && c->used >= 64)
-            words_merge(c);
-        if (c->used > *c->allocated / 2 || *c->allocated == 0) {
-            size_t room = *c->allocated ? 2 * *c->allocated : 256;
-            if (room > SIZE_MAX / sizeof(WordPair))
-                return 0;
-            WordPair *grown = realloc(*c->pairs, room * sizeof(WordPair));
-            if (grown == NULL)
-                return 0;
-            *c->pairs = grown;
-            *c->allocated = room;
-        }
+    size_t slot = words_slot_of(c, c->slots, c->slot_mask, column);
+    if (c->slots[slot] != 0) {
+        (*c->pairs)[c->slots[slot] - 1].count++;
+        return 1;
     }
+    if (c->used == *c->allocated) {
+        size_t room = *c->allocated ? 2 * *c->allocated : 256;
+        WordPair *grown = room > SIZE_MAX / sizeof(WordPair) ? NULL : realloc(*c->pairs, room * sizeof(WordPair));
+        if (grown == NULL)
+            return 0;
+        *c->pairs = grown;
+        *c->allocated = room;
+    }
+    if (c->used >= UINT32_MAX - 1)
+        return 0;
     (*c->pairs)[c->used].column = column;
     (*c->pairs)[c->used++].count = 1;
-    return 1;
+    c->slots[slot] = (uint32_t)c->used;
+    return 2 * c->used <= c->slot_mask + 1 || words_more_slots(c);
 }
 
 /* One token (``n`` bytes at ``token``): left out if its lowercase is a stop word (hashing alone), lowercased as
@@ -376,19 +433,22 @@ words_add(words_counting *c, int64_t column)
 static int
 words_token(words_counting *c, const unsigned char *token, size_t n)
 {
-    if (WORDS_LOWERCASE || WORDS_STOP_N > 0) {
-        if (n > SIZE_MAX / WORDS_ROOM_PER_BYTE - 1 || !words_room(&c->lowered, WORDS_ROOM_PER_BYTE * n + 1))
-            return 0;
-        size_t lowered = words_lower(token, n, c->lowered.bytes);
-        if (WORDS_STOP_N > 0 && words_find(c->lowered.bytes, lowered, WORDS_STOP_SLOTS, WORDS_STOP_MASK,
-                                           WORDS_STOP_OFFSETS, WORDS_STOP_BYTES) >= 0)
-            return 1;
-        if (WORDS_LOWERCASE) {
-            token = c->lowered.bytes;
-            n = lowered;
-        }
-    }
-    return words_add(c, words_number(token, n));
+    if (n > (SIZE_MAX - 8) / WORDS_ROOM_PER_BYTE || !words_room(&c->lowered, WORDS_ROOM_PER_BYTE * n + 8))
+        return 0;
+    unsigned char *key = c->lowered.bytes;
+    size_t length = n;
+    if (WORDS_LOWERCASE || WORDS_STOP_N > 0)
+        length = words_lower(token, n, key);
+    else
+        memcpy(key, token, n);
+    memset(key + length, 0, 8);
+    if (WORDS_STOP_N > 0 && words_find(key, length, words_key_hash(key, length), WORDS_STOP_SLOTS, WORDS_STOP_MASK,
+                                       WORDS_STOP_SPANS, WORDS_STOP_BYTES) >= 0)
+        return 1;
+    if (WORDS_HASH_COLUMNS)
+        return WORDS_LOWERCASE ? words_add(c, words_hashed_column(key, length))
+                               : words_add(c, words_hashed_column(token, n));
+    return words_add(c, words_vocabulary_number(key, length, words_key_hash(key, length)));
 }
 
 /* Whether the code point at ``bytes`` is a delimiter past ASCII. */
@@ -396,7 +456,7 @@ static int
 words_wide_delimiter(const unsigned char *bytes)
 {
     uint32_t point = words_point_at(bytes);
-    size_t low = 0, high = WORDS_N_WIDE_DELIMITERS;
+    size_t n_wide = sizeof WORDS_WIDE_DELIMITERS / sizeof WORDS_WIDE_DELIMITERS[0], low = 0, high = n_wide;
     while (low < high) {
         size_t middle = (low + high) / 2;
         if (WORDS_WIDE_DELIMITERS[middle] < point)
@@ -404,7 +464,7 @@ words_wide_delimiter(const unsigned char *bytes)
         else
             high = middle;
     }
-    return low < WORDS_N_WIDE_DELIMITERS && WORDS_WIDE_DELIMITERS[low] == point;
+    return WORDS_N_WIDE_DELIMITERS > 0 && low < n_wide && WORDS_WIDE_DELIMITERS[low] == point;
 }
 
 /* The bytes of the character at ``text[at]`` if a token holds it, else 0. */
@@ -435,6 +495,110 @@ words_next_word(const unsigned char *text, size_t n, size_t *at, size_t *start)
         i += size;
     *at = i;
     return 1;
+}
+
+/* The most tokens looked up together (words_look_up). */
+#define WORDS_BATCH 32
+
+/* A token waiting to be looked up: where its key is in the token scratch (then zeros up to a multiple of 8), its
+ * length and its mixed hash. */
+typedef struct {
+    size_t offset, length;
+    uint64_t hash;
+} words_waiting;
+
+/* Look up and count the ``n`` waiting tokens.  Their first slots, the spans of the words there and these words' first
+ * eight bytes are read for all of them first, each a load the others do not wait on, so that a large vocabulary's
+ * cache misses overlap; a token whose first slot holds another word is then looked up by words_find. */
+static int
+words_look_up(words_counting *c, const words_waiting *waiting, int n)
+{
+    uint32_t held[WORDS_BATCH], start[WORDS_BATCH], length[WORDS_BATCH];
+    uint64_t head[WORDS_BATCH];
+    for (int k = 0; k < n; k++) {
+        uint64_t slot = waiting[k].hash & WORDS_VOCABULARY_MASK;
+        int same = WORDS_VOCABULARY_SLOTS[2 * slot] == (uint32_t)(waiting[k].hash >> 32);
+        held[k] = WORDS_VOCABULARY_SLOTS[2 * slot + 1] * (uint32_t)same;
+    }
+    for (int k = 0; k < n; k++) {
+        start[k] = held[k] ? WORDS_VOCABULARY_SPANS[2 * (size_t)held[k] - 2] : 0;
+        length[k] = held[k] ? WORDS_VOCABULARY_SPANS[2 * (size_t)held[k] - 1] : 0;
+    }
+    for (int k = 0; k < n; k++)
+        memcpy(&head[k], WORDS_VOCABULARY_BYTES + start[k], 8);
+    for (int k = 0; k < n; k++) {
+        const unsigned char *key = c->token.bytes + waiting[k].offset;
+        size_t size = waiting[k].length;
+        uint64_t first;
+        memcpy(&first, key, 8);
+        int found = held[k] && length[k] == size && head[k] == first && size <= 8;
+        if (!words_add(c, found ? (int64_t)held[k] - 1 : words_vocabulary_number(key, size, waiting[k].hash)))
+            return 0;
+    }
+    return 1;
+}
+
+/* Count the words of a document whose tokens are its words looked up in the vocabulary (no n-grams, no hashing):
+ * each word's bytes copied after the waiting ones' (ASCII lowercased as asked) and hashed as they are read, a word
+ * holding a byte past ASCII lowercased whole after, by code point; looked up a batch at a time. */
+static int
+words_count_plain(words_counting *c, const unsigned char *text, size_t n)
+{
+    words_waiting waiting[WORDS_BATCH];
+    int n_waiting = 0;
+    size_t used = 0; /* the token scratch's bytes held by the waiting tokens */
+    if (!words_room(&c->token, 256))
+        return 0;
+    for (size_t i = 0; i < n;) {
+        size_t size = words_word_character(text, i);
+        if (size == 0) {
+            i += WORDS_TOKENIZER == 1 ? 1 : words_point_size(text[i]);
+            continue;
+        }
+        if (n_waiting == WORDS_BATCH) {
+            if (!words_look_up(c, waiting, n_waiting))
+                return 0;
+            n_waiting = 0;
+            used = 0;
+        }
+        size_t start = i, length = 0;
+        unsigned char *key = c->token.bytes + used;
+        int wide = 0;
+        while (i < n) {
+            unsigned char byte = text[i];
+            if (used + length + 16 > c->token.room) {
+                if (!words_room(&c->token, used + length + 16))
+                    return 0;
+                key = c->token.bytes + used;
+            }
+            if (byte < 0x80) {
+                if (!WORDS_WORD_BYTE[byte])
+                    break;
+                if (WORDS_LOWERCASE)
+                    byte = (unsigned char)(byte | ((unsigned)(byte - 'A') < 26u) << 5);
+                key[length++] = byte;
+                i++;
+                continue;
+            }
+            if ((size = words_word_character(text, i)) == 0)
+                break;
+            for (size_t k = 0; k < size; k++)
+                key[length++] = text[i++];
+            wide = 1;
+        }
+        if (wide && WORDS_LOWERCASE) {
+            size_t word = i - start;
+            if (word > (SIZE_MAX - 8 - used) / WORDS_ROOM_PER_BYTE ||
+                !words_room(&c->token, used + WORDS_ROOM_PER_BYTE * word + 8))
+                return 0;
+            key = c->token.bytes + used;
+            length = words_lower(text + start, word, key);
+        }
+        memset(key + length, 0, 8);
+        waiting[n_waiting++] = (words_waiting){used, length, words_key_hash(key, length)};
+        used += (length + 15) & ~(size_t)7;
+    }
+    return n_waiting == 0 || words_look_up(c, waiting, n_waiting);
 }
 
 /* Count a document's words, or with n-grams (WORDS_NGRAM_MIN > 0) each run of MIN to MAX of them joined by a
@@ -489,6 +653,20 @@ words_unspaced(const unsigned char *text, size_t at)
     return words_flags(words_point_at(text + at)) & WORDS_SPACE ? 0 : words_point_size(byte);
 }
 
+/* Count one character n-gram (``n`` bytes at ``gram``): its hashed column, or its number in the vocabulary looked up
+ * from a copy padded with zeros. */
+static int
+words_window(words_counting *c, const unsigned char *gram, size_t n)
+{
+    if (WORDS_HASH_COLUMNS)
+        return words_add(c, words_hashed_column(gram, n));
+    if (!words_room(&c->token, n + 8))
+        return 0;
+    memcpy(c->token.bytes, gram, n);
+    memset(c->token.bytes + n, 0, 8);
+    return words_add(c, words_vocabulary_number(c->token.bytes, n, words_key_hash(c->token.bytes, n)));
+}
+
 /* Count a document's character n-grams as scikit-learn's char_wb makes them: each word (a run of what str.split
  * does not take for whitespace), lowercased as asked, padded with a space each side, gives its runs of ``gram``
  * code points for each gram from MIN to MAX; a padded word of ``gram`` code points or fewer gives itself once and
@@ -525,7 +703,7 @@ words_count_characters(words_counting *c, const unsigned char *text, size_t n)
             for (size_t k = 0; k < width; k++)
                 to += words_point_size(padded[to]);
             for (;;) {
-                if (!words_add(c, words_number(padded + from, to - from)))
+                if (!words_window(c, padded + from, to - from))
                     return 0;
                 if (to >= length)
                     break;
@@ -549,13 +727,24 @@ words_count(const unsigned char *utf8, size_t n, WordPair **pairs, size_t *alloc
 {
     if (!words_all_ascii(utf8, n) && !words_valid_utf8(utf8, n))
         return -1;
-    words_counting c = {pairs, allocated, 0, 0, {NULL, 0}, {NULL, 0}, {NULL, 0}};
-    int counted = WORDS_TOKENIZER == 2 ? words_count_characters(&c, utf8, n) : words_count_words(&c, utf8, n);
+    words_counting c;
+    c.pairs = pairs;
+    c.allocated = allocated;
+    c.used = 0;
+    c.slots = c.stack_slots;
+    c.slot_mask = WORDS_STACK_SLOTS - 1;
+    memset(c.stack_slots, 0, sizeof c.stack_slots);
+    c.token = c.lowered = c.spans = (words_scratch){NULL, 0};
+    int counted = WORDS_TOKENIZER == 2                           ? words_count_characters(&c, utf8, n)
+                  : WORDS_NGRAM_MIN == 0 && WORDS_HASH_COLUMNS == 0 ? words_count_plain(&c, utf8, n)
+                                                                    : words_count_words(&c, utf8, n);
     free(c.token.bytes);
     free(c.lowered.bytes);
     free(c.spans.bytes);
+    if (c.slots != c.stack_slots)
+        free(c.slots);
     if (!counted)
         return -2;
-    words_merge(&c);
+    words_sort(*pairs, c.used);
     return (long)c.used;
 }

@@ -20,7 +20,6 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 
 from filterkit.errors import FilterkitError
-from filterkit.kernels import WordVocabulary, hash_columns
 
 #: The tokenizers, as ``tokens.c`` numbers them.
 WORD, ALPHABETIC, CHARACTERS = 0, 1, 2
@@ -40,6 +39,8 @@ BLOCK_SHIFT = 7
 CASED, CASE_IGNORABLE, SPACE, SPECIAL = 1, 2, 4, 8
 #: The most UTF-8 bytes lowercasing makes of one byte (``tokens.c``'s room for a lowercased token).
 ROOM_PER_BYTE = 3
+#: The polynomial hash of ``tokens.c``'s tables (:func:`table_hashes`): its seed and its factor (FNV's 64-bit prime).
+HASH_SEED, HASH_FACTOR = 0x9E3779B97F4A7C15, 0x100000001B3
 #: The capital sigma, lowercased by its context.
 SIGMA = "\u03a3"
 
@@ -105,9 +106,9 @@ def _checked(stage: Any) -> _Settings:
         raise FilterkitError("stage 'words': its words are not a list of strings")
     if not n_columns and len(set(words)) != len(words):
         raise FilterkitError("stage 'words': its words name a word twice")
-    stop_words = sorted(stage.stop_words.words) if n_columns and not characters else []
-    if not all(isinstance(word, str) for word in stop_words):
-        raise FilterkitError("stage 'words': its stop words are not strings")
+    stop_words = getattr(stage.stop_words, "words", None) if n_columns and not characters else frozenset()
+    if not isinstance(stop_words, (set, frozenset)) or not all(isinstance(word, str) for word in stop_words):
+        raise FilterkitError("stage 'words': its stop words are not a set of strings")
     return _Settings(
         CHARACTERS if characters else ALPHABETIC if alphabetic else WORD,
         bool(lowercase),
@@ -116,7 +117,7 @@ def _checked(stage: Any) -> _Settings:
         n_columns,
         "" if alphabetic or characters else delimiters,
         [] if n_columns else words,
-        stop_words,
+        sorted(stop_words),
     )
 
 
@@ -137,6 +138,7 @@ def words_source(stage: Any) -> str:
         f"#define WORDS_NGRAM_MIN {settings.ngram_min}\n",
         f"#define WORDS_NGRAM_MAX {settings.ngram_max}\n",
         f"#define WORDS_HASH_COLUMNS INT64_C({settings.hash_columns})\n",
+        f"#define WORDS_HASH_SEED UINT64_C({HASH_SEED})\n#define WORDS_HASH_FACTOR UINT64_C({HASH_FACTOR})\n",
         _delimiter_tables(settings),
         _table_source("WORDS_VOCABULARY", settings.words),
         _table_source("WORDS_STOP", settings.stop_words),
@@ -169,35 +171,67 @@ def _delimiter_tables(settings: _Settings) -> str:
     )
 
 
+def _padded(encoded: Sequence[bytes]) -> bytes:
+    """The words' bytes one after another, each padded with zeros to a multiple of 8."""
+    return b"".join(word + bytes(-len(word) % 8) for word in encoded)
+
+
 def _table_source(name: str, words: Sequence[str]) -> str:
-    """``words`` (distinct) as a hash table ``tokens.c`` looks tokens up in: their UTF-8 bytes one after another
-    (``NAME_BYTES``), where each starts (``NAME_OFFSETS``, one more than the words) and per slot of a power of two,
-    at least twice the words, the hash of the word there and its number + 1 (0: an empty slot), by linear probing
-    from the hash's low bits.  The hash is MurmurHash3's magnitude (the hashed columns' of 2**31)."""
+    """``words`` (distinct) as a hash table ``tokens.c`` looks tokens up in: their UTF-8 bytes one after another, each
+    padded with zeros to a multiple of 8, then 8 zeros more, so that 8 bytes may be read from any word's start
+    (``NAME_BYTES``); per word where its bytes start and their length (``NAME_SPANS``); and per slot of a power of
+    two of them, at least twice the words, the high half of the hash (:func:`table_hashes`) of the word there and its
+    number + 1 (0: an empty slot), by linear probing from the hash's low bits."""
     encoded = [word.encode("utf-8", "surrogatepass") for word in words]
-    if len(encoded) > MOST_WORDS or sum(map(len, encoded)) > MOST_WORD_BYTES:
+    lengths = np.array([len(word) for word in encoded], dtype=np.int64)
+    padded = lengths + (-lengths % 8)
+    if len(encoded) > MOST_WORDS or int(padded.sum()) + 8 > MOST_WORD_BYTES:
         raise FilterkitError(f"stage 'words': {len(encoded):,} words are more than a C table of 32-bit numbers holds")
-    offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
-    np.cumsum([len(word) for word in encoded], out=offsets[1:])
-    hashes = np.frombuffer(hash_columns(WordVocabulary(list(words)), MOST_HASH_COLUMNS), np.int64)
+    starts = np.zeros(len(encoded), dtype=np.int64)
+    np.cumsum(padded[:-1], out=starts[1:])
     n_slots = 1
     while n_slots < 2 * len(encoded):
         n_slots *= 2
+    mask = n_slots - 1
     slots = np.zeros(2 * n_slots, dtype=np.int64)
     held = slots[1::2]
-    mask = n_slots - 1
-    for number, hashed in enumerate(hashes.tolist()):
+    for number, hashed in enumerate(table_hashes(encoded).tolist()):
         slot = hashed & mask
         while held[slot]:
             slot = (slot + 1) & mask
         held[slot] = number + 1
-        slots[2 * slot] = hashed
+        slots[2 * slot] = hashed >> 32
     return (
-        f"#define {name}_N {len(encoded)}\n#define {name}_MASK {mask}u\n"
-        + _array("unsigned char", f"{name}_BYTES", b"".join(encoded))
-        + _array("uint32_t", f"{name}_OFFSETS", offsets.tolist())
+        f"#define {name}_N {len(encoded)}\n#define {name}_MASK UINT64_C({mask})\n"
+        + _array("unsigned char", f"{name}_BYTES", _padded(encoded) + bytes(8))
+        + _array("uint32_t", f"{name}_SPANS", np.stack([starts, lengths], axis=1).reshape(-1).tolist())
         + _array("uint32_t", f"{name}_SLOTS", slots.tolist())
     )
+
+
+def table_hashes(encoded: Sequence[bytes]) -> np.ndarray:
+    """Each word's hash in ``tokens.c``'s tables (``words_key_hash``): of its bytes padded with zeros to a multiple of
+    8, the polynomial h = h * FACTOR + chunk over its m 8-byte chunks (little-endian) from SEED and then its length n,
+    modulo 2**64, which is SEED * FACTOR**(m + 1) + n + the sum of each chunk times FACTOR to the number of chunks
+    after it plus one; mixed by MurmurHash3's 64-bit finalizer.  In numpy, with no loop over a word's chunks."""
+    lengths = np.array([len(word) for word in encoded], dtype=np.int64)
+    n_chunks = (lengths + 7) // 8
+    chunks = np.frombuffer(_padded(encoded), dtype="<u8").astype(np.uint64)
+    powers = np.full(int(n_chunks.max(initial=0)) + 2, HASH_FACTOR, dtype=np.uint64)
+    powers[0] = 1
+    with np.errstate(over="ignore"):  # modulo 2**64, as C's unsigned arithmetic
+        powers = np.cumprod(powers, dtype=np.uint64)
+        ends = np.cumsum(n_chunks)
+        after = np.repeat(ends, n_chunks) - np.arange(len(chunks), dtype=np.int64)
+        sums = np.zeros(len(chunks) + 1, dtype=np.uint64)
+        np.cumsum(chunks * powers[after], dtype=np.uint64, out=sums[1:])
+        h = np.uint64(HASH_SEED) * powers[n_chunks + 1] + lengths.astype(np.uint64)
+        h += sums[ends] - sums[ends - n_chunks]
+        for factor in (0xFF51AFD7ED558CCD, 0xC4CEB9FE1A85EC53, None):
+            h ^= h >> np.uint64(33)
+            if factor is not None:
+                h *= np.uint64(factor)
+    return h
 
 
 @cache
