@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
-from typing import Any, Iterable, Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -148,9 +148,13 @@ def words_source(stage: Any) -> str:
     return "".join(parts)
 
 
-def _array(c_type: str, name: str, values: Iterable[int]) -> str:
+#: Each byte's number as text.
+_BYTE_TEXTS = [str(byte) for byte in range(256)]
+
+
+def _array(c_type: str, name: str, values: bytes | list[int]) -> str:
     """A ``static const`` C array of ``values`` (at least one element: C has no empty array)."""
-    numbers = [str(value) for value in values] or ["0"]
+    numbers = list(map(_BYTE_TEXTS.__getitem__, values) if isinstance(values, bytes) else map(str, values)) or ["0"]
     lines = (",".join(numbers[at : at + NUMBERS_PER_LINE]) for at in range(0, len(numbers), NUMBERS_PER_LINE))
     return f"static const {c_type} {name}[{len(numbers)}] = {{\n" + ",\n".join(lines) + "\n};\n"
 
@@ -165,7 +169,7 @@ def _delimiter_tables(settings: _Settings) -> str:
         word_byte = [int(byte >= 0x80 or chr(byte) not in settings.delimiters) for byte in range(256)]
     wide = sorted({ord(character) for character in settings.delimiters if ord(character) >= 0x80})
     return (
-        _array("unsigned char", "WORDS_WORD_BYTE", word_byte)
+        _array("unsigned char", "WORDS_WORD_BYTE", bytes(word_byte))
         + f"#define WORDS_N_WIDE_DELIMITERS {len(wide)}\n"
         + _array("uint32_t", "WORDS_WIDE_DELIMITERS", wide)
     )
@@ -193,19 +197,17 @@ def _table_source(name: str, words: Sequence[str]) -> str:
     while n_slots < 2 * len(encoded):
         n_slots *= 2
     mask = n_slots - 1
-    slots = np.zeros(2 * n_slots, dtype=np.int64)
-    held = slots[1::2]
+    slots = [0] * (2 * n_slots)
     for number, hashed in enumerate(table_hashes(encoded).tolist()):
         slot = hashed & mask
-        while held[slot]:
+        while slots[2 * slot + 1]:
             slot = (slot + 1) & mask
-        held[slot] = number + 1
-        slots[2 * slot] = hashed >> 32
+        slots[2 * slot : 2 * slot + 2] = hashed >> 32, number + 1
     return (
         f"#define {name}_N {len(encoded)}\n#define {name}_MASK UINT64_C({mask})\n"
         + _array("unsigned char", f"{name}_BYTES", _padded(encoded) + bytes(8))
         + _array("uint32_t", f"{name}_SPANS", np.stack([starts, lengths], axis=1).reshape(-1).tolist())
-        + _array("uint32_t", f"{name}_SLOTS", slots.tolist())
+        + _array("uint32_t", f"{name}_SLOTS", slots)
     )
 
 
