@@ -150,15 +150,15 @@ class ScorerStage(ClassValueCountsStage, ValueMapped):
         return scaling_map(self.factor, offset, self.inner_exponent, self.outer_exponent)
 
     def exported_step(self) -> Scale | Unchanged:
-        """The stage in an exported scorer (:mod:`filterkit.export`): each feature times its factor; refused where
-        the scaling shifts zeros (--no-zero-preserve) or goes through powers of two (a range beyond safe doubles)."""
+        """The stage in an exported scorer (:mod:`filterkit.export`): each feature times its factor (through powers
+        of two where a range is beyond the safe doubles); refused where the scaling shifts zeros
+        (--no-zero-preserve)."""
         if not self.params["scale"]:
             return Unchanged()
         if not self.params["zero_preserve"]:
             raise NotExportable("--no-zero-preserve gives every feature a value in every document")
-        if self.inner_exponent.any() or self.outer_exponent.any():
-            raise NotExportable("a training range beyond the safe doubles is scaled through powers of two")
-        return Scale(self.features, self.factor)
+        exponents = (self.inner_exponent, self.outer_exponent)
+        return Scale(self.features, self.factor, exponents if any(e.any() for e in exponents) else None)
 
     def load_state(self, state: dict) -> None:
         super().load_state(state)

@@ -121,10 +121,16 @@ def _step_data(step: Step, number: int) -> str:
             parts.append(_copies_data(name, *step.copies))
         return "".join(parts)
     if isinstance(step, Scale):
+        exponents = ""
+        if step.exponents is not None:
+            inner, outer = ([int(e) for e in exponent] for exponent in step.exponents)
+            exponents = _integers(f"{name}_INNER", inner, "int32_t") + _integers(f"{name}_OUTER", outer, "int32_t")
+        powers = "NULL, NULL" if step.exponents is None else f"{name}_INNER, {name}_OUTER"
         return (
             _positions(f"{name}_ACTED", step.acted)
             + _doubles(f"{name}_FACTOR", step.factor)
-            + f"static const scorer_scale {name} = {{{name}_ACTED, {name}_FACTOR}};\n"
+            + exponents
+            + f"static const scorer_scale {name} = {{{name}_ACTED, {name}_FACTOR, {powers}}};\n"
         )
     if isinstance(step, Keep):
         return _positions(name, step.columns)

@@ -194,10 +194,12 @@ scorer_shape_copies(scorer_vector *v, const scorer_copies *c)
 }
 #endif
 
-/* A per-feature factor (a scorer's scaling, plugins/scorers.py; filterkit.stage._Factors): x · factor. */
+/* A per-feature factor (a scorer's scaling, plugins/scorers.py; filterkit.stage._Factors and scale_values): x · factor,
+ * or through powers of two where a training range is beyond the safe doubles. */
 typedef struct {
     scorer_positions acted;
     const double *factor;
+    const int32_t *inner, *outer; /* NULL: no powers of two; else ldexp(ldexp(x, inner) · factor, outer) */
 } scorer_scale;
 
 #if SCORER_USES_SCALE
@@ -206,8 +208,10 @@ scorer_scale_values(scorer_vector *v, const scorer_scale *s)
 {
     for (size_t i = 0; i < v->n; i++) {
         int64_t p = scorer_position(&s->acted, v->column[i]);
-        if (p >= 0)
+        if (p >= 0 && s->inner == NULL)
             v->value[i] = v->value[i] * s->factor[p];
+        else if (p >= 0)
+            v->value[i] = ldexp(ldexp(v->value[i], s->inner[p]) * s->factor[p], s->outer[p]);
     }
 }
 #endif

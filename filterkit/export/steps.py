@@ -48,10 +48,13 @@ class Shape:
 
 @dataclass(frozen=True)
 class Scale:
-    """Each column of ``acted`` times its ``factor`` (a scorer's scaling, or ``--multiply``)."""
+    """Each column of ``acted`` times its ``factor`` (a scorer's scaling, or ``--multiply``); with ``exponents``
+    (:func:`filterkit.stage.range_scaling`'s inner and outer powers of two, for a range beyond the safe doubles)
+    ldexp(ldexp(x, inner) · factor, outer)."""
 
     acted: np.ndarray
     factor: np.ndarray
+    exponents: tuple[np.ndarray, np.ndarray] | None = None
 
 
 @dataclass(frozen=True)

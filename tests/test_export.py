@@ -1,0 +1,258 @@
+"""``filterkit export MODEL --c OUT.c`` (issue 78): the C scorer compiled with the system's compiler and held to
+``predict`` — every decision value bit for bit, every answer equal — on models of each task, each default candidate
+of ``train`` and each kind of tokens, over the shipped documents and hostile ones; and no model string becomes code."""
+
+from __future__ import annotations
+
+import csv
+import ctypes
+import json
+import shlex
+import shutil
+import subprocess
+import zlib
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from filterkit.testing import run_filterkit
+from filterkit.trained import load_model
+
+ROOT = Path(__file__).resolve().parents[1]
+GRAIN = ROOT / "arff_samples" / "reuters_grain.csv"
+LABEL_SETS = ROOT / "tests" / "data" / "multilabel" / "reuters-grain-corn.arff"
+COMPILER = shutil.which("cc") or shutil.which("gcc")
+
+pytestmark = pytest.mark.skipif(COMPILER is None, reason="no C compiler (cc or gcc) to build the exported scorer")
+
+DEFAULTS = "words --counts --lowercase"
+#: Chains on two classes: train's four default candidates on text, then each kind of tokens and weighting.
+BINARY_CHAINS = {
+    "default-shape": f"{DEFAULTS} --stopwords weka shape bns l2",
+    "default-bns": f"{DEFAULTS} --stopwords weka bns --multiply l2",
+    "default-alphabetic": f"{DEFAULTS} --words-to-keep 1000000 --tokenizer alphabetic bns --multiply l2",
+    "default-idf": f"{DEFAULTS} --words-to-keep 1000000 --tokenizer alphabetic --log-tf idf --presence --multiply l2",
+    "words-weights": "words --counts --log-tf --idf --min-df 2 l2",
+    "presence-select-l1": "words --lowercase ig --multiply select --top 50 l1",
+    "bigrams": f"{DEFAULTS} --ngrams 1-2 --stopwords weka bns --multiply l2",
+    "characters": "words --counts --char-ngrams 2-4 --words-to-keep 3000 idf --multiply l2",
+    "hashing": f"{DEFAULTS} --hash 12 chi --multiply l2",
+    "no-scale": "words --counts --delimiters ' .,;:—…“”«»' bns --no-scale l2",
+    "scaled-presence": "words --lowercase ig select --top 50 l1",
+}
+
+HOSTILE_DOCUMENTS = [
+    "",
+    " ",
+    "wheat",
+    "WHEAT Wheat wheat wheat.",
+    "İstanbul ẞTRASSE straße ΟΔΟΣ ΣΑ Σ σς Ǆemal ǅ ﬃ",
+    "café cafe\u0301 naïve e\u0301\u0301\u0301 ",
+    "emoji 🌾 wheat🌾corn 𝔴𝔥𝔢𝔞𝔱 \U0010fffd \ue000",
+    "“grain” ‘corn’ — wheat…\u00a0wheat\u2003corn\u3000grain",
+    "control \x01\x02\x1f\x7f\x85 chars\r\nwheat\tcorn\x0bgrain\x0cend",
+    "wheat " * 20_000,
+    "x" * 100_000 + " grain",
+    "grain corn wheat tonnes export " * 5,
+]
+
+
+def documents() -> list[str]:
+    """The texts of the shipped Reuters sample, then the hostile documents."""
+    with open(GRAIN, newline="", encoding="utf-8") as handle:
+        texts = [row[0] for row in list(csv.reader(handle))[1:]]
+    return texts + HOSTILE_DOCUMENTS
+
+
+def three_classes(folder: Path, names: tuple[str, str, str] = ("wheat", "corn", "other")) -> Path:
+    """The Reuters sample with a class of three labels (``names``): wheat, corn or other, by the words a document
+    holds."""
+    with open(GRAIN, newline="", encoding="utf-8") as handle:
+        texts = [row[0] for row in list(csv.reader(handle))[1:]]
+    path = folder / f"topics-{zlib.crc32(repr(names).encode()):08x}.csv"
+    with open(path, "w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["Text", "topic"])
+        for text in texts:
+            lowered = text.lower()
+            writer.writerow([text, names[0] if "wheat" in lowered else names[1] if "corn" in lowered else names[2]])
+    return path
+
+
+def trained(folder: Path, name: str, *arguments: str) -> Path:
+    """A model trained by ``filterkit train -o NAME.json ARGUMENTS…``."""
+    model = folder / f"{name}.json"
+    result = run_filterkit("train", "-q", "-o", model, *arguments)
+    assert result.status == 0, result.stderr
+    return model
+
+
+class Scorer:
+    """An exported scorer compiled as a shared library, called through ctypes."""
+
+    def __init__(self, model: Path, folder: Path):
+        source = folder / f"{model.stem}.c"
+        result = run_filterkit("export", model, "--c", source)
+        assert result.status == 0, result.stderr
+        self.library_path = folder / f"{model.stem}.so"
+        compiled = subprocess.run(
+            [COMPILER, "-std=c99", "-O2", "-Wall", "-Wextra", "-Werror", "-shared", "-fPIC", "-DFILTERKIT_NO_MAIN"]
+            + ["-o", str(self.library_path), str(source), "-lm"],
+            capture_output=True,
+            text=True,
+        )
+        assert compiled.returncode == 0, compiled.stderr[-3000:]
+        self.source = source
+        self.library = ctypes.CDLL(str(self.library_path))
+        self.library.decide.argtypes = [ctypes.c_char_p, ctypes.c_size_t, ctypes.POINTER(ctypes.c_double)]
+        self.library.answer.argtypes = [ctypes.POINTER(ctypes.c_double), ctypes.POINTER(ctypes.c_ubyte)]
+        self.library.answer_name.argtypes = [ctypes.c_int, ctypes.POINTER(ctypes.c_size_t)]
+        self.library.answer_name.restype = ctypes.c_void_p
+
+    def score(self, document: bytes, outputs: int) -> tuple[int, np.ndarray, list[str] | str]:
+        """``decide``'s status, decision values and the answer named (a list of labels for label sets)."""
+        decisions = (ctypes.c_double * outputs)()
+        status = self.library.decide(document, len(document), decisions)
+        chosen = (ctypes.c_ubyte * outputs)()
+        given = self.library.answer(decisions, chosen)
+        names = [self.name(k) for k in range(outputs)] if outputs > 1 else []
+        return status, np.array(decisions[:]), given, chosen[:], names
+
+    def name(self, k: int) -> str:
+        size = ctypes.c_size_t()
+        address = self.library.answer_name(k, ctypes.byref(size))
+        return ctypes.string_at(address, size.value).decode("utf-8", "surrogatepass")
+
+
+def assert_scores_as_predict(model_path: Path, scorer: Scorer, texts: list[str]) -> None:
+    """Every text's decision values are predict's to the bit, and its answer is predict's."""
+    model = load_model(model_path)
+    outputs = len(model.classes)
+    expected = np.asarray(model.decision_function(texts), dtype=np.float64).reshape(len(texts), outputs)
+    answers = model.predict(texts)
+    for row, text in enumerate(texts):
+        status, decisions, given, chosen, names = scorer.score(text.encode("utf-8"), outputs)
+        assert status == 0
+        assert decisions.tobytes() == expected[row].tobytes(), (row, decisions, expected[row])
+        if model.label_sets:
+            assert [label for label, yes in zip(model.classes, chosen) if yes] == answers[row], row
+        else:
+            assert scorer.name(given) == answers[row], row
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory) -> Path:
+    return tmp_path_factory.mktemp("export")
+
+
+@pytest.mark.parametrize("name", list(BINARY_CHAINS))
+def test_a_two_class_model_scores_every_document_as_predict_does(folder, name):
+    model = trained(folder, name, "--positive", "1", GRAIN, *shlex.split(BINARY_CHAINS[name]))
+    assert_scores_as_predict(model, Scorer(model, folder), documents())
+
+
+def test_thresholds_chosen_by_f1_are_applied_as_predict_applies_them(folder):
+    chain = f"{DEFAULTS} --stopwords weka shape bns l2".split()
+    model = trained(folder, "threshold", "--positive", "1", "--svm-threshold", "f1", GRAIN, *chain)
+    assert load_model(model).thresholds()[0] is not None
+    assert_scores_as_predict(model, Scorer(model, folder), documents())
+
+
+@pytest.mark.parametrize(("threshold", "shaping"), [("fixed", "max"), ("f1", "max"), ("fixed", "one-vs-rest")])
+def test_a_multi_class_model_scores_and_answers_as_predict_does(folder, threshold, shaping):
+    chain = f"{DEFAULTS} --stopwords weka shape --multiclass {shaping} bns l2".split()
+    name = f"topics-{threshold}-{shaping}"
+    model = trained(folder, name, "--multiclass", "--svm-threshold", threshold, three_classes(folder), *chain)
+    scorer = Scorer(model, folder)
+    assert [scorer.name(k) for k in range(3)] == list(load_model(model).classes)
+    assert_scores_as_predict(model, scorer, documents())
+
+
+@pytest.mark.parametrize("shaping", ["max", "one-vs-rest"])
+def test_a_label_set_model_scores_each_label_as_predict_does(folder, shaping):
+    chain = f"{DEFAULTS} --stopwords weka shape --multiclass {shaping} bns l2".split()
+    model = trained(folder, f"labels-{shaping}", LABEL_SETS, *chain)
+    assert_scores_as_predict(model, Scorer(model, folder), documents())
+
+
+def test_bytes_that_are_not_utf8_are_refused_by_the_scorer(folder):
+    model = trained(folder, "refusing", "--positive", "1", GRAIN, *BINARY_CHAINS["default-bns"].split())
+    scorer = Scorer(model, folder)
+    for document in (b"\xff", b"wheat \xc3", b"\xed\xa0\x80", b"\xf4\x90\x80\x80", b"\xc0\xaf"):
+        assert scorer.score(document, 1)[0] == -1, document
+
+
+def test_the_main_scores_one_document_a_line_or_each_ended_by_nul(folder):
+    model = trained(folder, "main", "--positive", "1", GRAIN, *BINARY_CHAINS["default-shape"].split())
+    source = folder / "main.c"
+    assert run_filterkit("export", model, "--c", source).status == 0
+    program = folder / "main-scorer"
+    subprocess.run([COMPILER, "-std=c99", "-O2", "-o", str(program), str(source), "-lm"], check=True)
+    texts = ["wheat and corn exports", "", "the weather was fine"]
+    lines = subprocess.run([program], input="\n".join(texts).encode(), capture_output=True, check=True).stdout
+    ended = subprocess.run([program, "-0"], input=b"".join(t.encode() + b"\0" for t in texts), capture_output=True)
+    assert lines == ended.stdout
+    loaded = load_model(model)
+    expected = loaded.decision_function(texts)
+    rows = [line.split("\t") for line in lines.decode().splitlines()]
+    assert [row[0] for row in rows] == loaded.predict(texts)
+    assert [float(row[1]) for row in rows] == expected.tolist()
+    refused = subprocess.run([program], input=b"wheat\n\xff\n", capture_output=True)
+    assert refused.returncode == 1 and b"document 2: not UTF-8" in refused.stderr
+
+
+def hostile_model(model: Path, folder: Path, hostile: list[str]) -> Path:
+    """``model`` with its first words and stop words rewritten to ``hostile``."""
+    document = json.loads(model.read_text())
+    words = document["stages"][0]["state"]["words"]
+    words[: len(hostile)] = hostile
+    document["stages"][0]["state"]["stopwords"][:2] = ["*/", "??/"]
+    path = folder / "hostile.json"
+    path.write_text(json.dumps(document))
+    return path
+
+
+def test_no_string_of_a_model_becomes_code(folder):
+    model = trained(folder, "plain", "--positive", "1", GRAIN, *BINARY_CHAINS["default-bns"].split())
+    hostile = ['"', "\\", "*/", "??/", "a\x00b", "line\nbreak", "??=define", "'\\0'", "*/ int x; /*", "\u2028"]
+    path = hostile_model(model, folder, hostile)
+    scorer = Scorer(path, folder)
+    text = scorer.source.read_text(encoding="utf-8")
+    assert "??/" not in text and "line\nbreak" not in text and "*/ int x" not in text
+    assert_scores_as_predict(path, scorer, documents()[:5] + ['" \\ */ ??/ a b', "line break ??=define"])
+
+
+def test_labels_that_would_break_out_of_c_source_are_data(folder):
+    names = ("*/ int x; /*", '??/ "quoted" \\', "line\nbreak ??=")
+    chain = f"{DEFAULTS} shape --multiclass max bns l2".split()
+    model = trained(folder, "hostile-labels", "--multiclass", three_classes(folder, names), *chain)
+    scorer = Scorer(model, folder)
+    assert sorted(scorer.name(k) for k in range(3)) == sorted(names)
+    assert "*/ int x" not in scorer.source.read_text(encoding="utf-8")
+    assert_scores_as_predict(model, scorer, documents()[:20])
+
+
+def test_a_model_predict_would_not_load_is_not_exported(folder):
+    model = trained(folder, "surrogate", "--positive", "1", GRAIN, *BINARY_CHAINS["default-bns"].split())
+    path = hostile_model(model, folder, ["\udcff"])
+    result = run_filterkit("export", path, "--c", folder / "surrogate.c")
+    assert result.status == 1 and "not a filterkit model" in result.stderr
+    assert not (folder / "surrogate.c").exists()
+
+
+def test_a_chain_it_cannot_compute_exactly_is_refused_naming_the_stage(folder):
+    model = trained(folder, "logodds", "--positive", "1", GRAIN, *f"{DEFAULTS} shape --transform logodds l2".split())
+    result = run_filterkit("export", model, "--c", folder / "refused.c")
+    assert result.status == 1
+    assert "stage 'shape' cannot be exported" in result.stderr and "logodds" in result.stderr
+    assert "Traceback" not in result.stderr
+    assert not (folder / "refused.c").exists()
+
+
+def test_a_file_that_is_not_a_model_is_refused_before_anything_is_written(folder):
+    bad = folder / "bad.json"
+    bad.write_text('{"format_version": 2}')
+    result = run_filterkit("export", bad, "--c", folder / "bad.c")
+    assert result.status == 1 and str(bad) in result.stderr
+    assert not (folder / "bad.c").exists()
