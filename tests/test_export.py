@@ -256,3 +256,18 @@ def test_a_file_that_is_not_a_model_is_refused_before_anything_is_written(folder
     result = run_filterkit("export", bad, "--c", folder / "bad.c")
     assert result.status == 1 and str(bad) in result.stderr
     assert not (folder / "bad.c").exists()
+
+
+def test_the_model_is_never_overwritten_by_its_own_export(folder):
+    model = trained(folder, "kept", "--positive", "1", GRAIN, *BINARY_CHAINS["default-bns"].split())
+    before = model.read_bytes()
+    result = run_filterkit("export", model, "--c", model)
+    assert result.status == 2 and "the model" in result.stderr and "--c" in result.stderr
+    assert model.read_bytes() == before
+
+
+def test_a_model_of_word_counts_is_refused_naming_its_first_stage(folder):
+    model = trained(folder, "counts", "--positive", "Ethics", ROOT / "arff_samples" / "oh0.wc.arff", "shape", "l2")
+    result = run_filterkit("export", model, "--c", folder / "counts.c")
+    assert result.status == 1 and "stage 'shape' comes first" in result.stderr
+    assert not (folder / "counts.c").exists()

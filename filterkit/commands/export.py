@@ -6,9 +6,9 @@ from __future__ import annotations
 import click
 
 from filterkit.commands.context import registry_of
-from filterkit.commands.files import checked_outputs
+from filterkit.commands.files import check_distinct
 from filterkit.errors import FilterkitError
-from filterkit.outputs import staged_output
+from filterkit.outputs import checked_output, staged_output
 
 
 @click.command(
@@ -25,8 +25,8 @@ def export(ctx: click.Context, model_path: str, c_path: str) -> None:
     from filterkit.export.c_source import c_source
     from filterkit.trained import load_model
 
-    output = checked_outputs([("the model", model_path)], c_path, None)
-    assert output is not None
+    output = checked_output(c_path)
+    check_distinct([("the model", model_path), ("--c", c_path)])
     model = load_model(model_path, registry_of(ctx))
     try:
         source = c_source(model)

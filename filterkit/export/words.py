@@ -91,24 +91,9 @@ def _checked(stage: Any) -> _Settings:
     characters = bool(getattr(stage, "characters", False))
     if not isinstance(delimiters, str):
         raise FilterkitError("stage 'words': its delimiters are not a string")
-    sizes = (ngram_min, ngram_max)
-    if not all(isinstance(size, int) and not isinstance(size, bool) for size in sizes):
-        raise FilterkitError("stage 'words': its n-gram sizes are not whole numbers")
-    longest = LONGEST_CHARACTER_NGRAM if characters else LONGEST_NGRAM
-    if sizes != (0, 0) or characters:
-        if not 1 <= ngram_min <= ngram_max <= longest:
-            raise FilterkitError(f"stage 'words': n-grams of {ngram_min} to {ngram_max} are not within 1 to {longest}")
     n_columns = getattr(stage, "n_columns", 0) or 0
-    if not isinstance(n_columns, int) or n_columns < 0 or n_columns > MOST_HASH_COLUMNS or n_columns & (n_columns - 1):
-        raise FilterkitError(f"stage 'words': {n_columns!r} hashed columns is not a power of two up to 2**31")
-    words = stage.words
-    if not isinstance(words, (list, tuple)) or not all(isinstance(word, str) for word in words):
-        raise FilterkitError("stage 'words': its words are not a list of strings")
-    if not n_columns and len(set(words)) != len(words):
-        raise FilterkitError("stage 'words': its words name a word twice")
-    stop_words = getattr(stage.stop_words, "words", None) if n_columns and not characters else frozenset()
-    if not isinstance(stop_words, (set, frozenset)) or not all(isinstance(word, str) for word in stop_words):
-        raise FilterkitError("stage 'words': its stop words are not a set of strings")
+    _check_sizes(ngram_min, ngram_max, characters, n_columns)
+    words, stop_words = _checked_words(stage, n_columns, characters)
     return _Settings(
         CHARACTERS if characters else ALPHABETIC if alphabetic else WORD,
         bool(lowercase),
@@ -119,6 +104,33 @@ def _checked(stage: Any) -> _Settings:
         [] if n_columns else words,
         sorted(stop_words),
     )
+
+
+def _check_sizes(ngram_min: Any, ngram_max: Any, characters: bool, n_columns: Any) -> None:
+    """FilterkitError for n-gram sizes outside what the stage allows, or hashed columns that are not a power of two
+    up to 2**31."""
+    sizes = (ngram_min, ngram_max)
+    if not all(isinstance(size, int) and not isinstance(size, bool) for size in sizes):
+        raise FilterkitError("stage 'words': its n-gram sizes are not whole numbers")
+    longest = LONGEST_CHARACTER_NGRAM if characters else LONGEST_NGRAM
+    if (sizes != (0, 0) or characters) and not 1 <= ngram_min <= ngram_max <= longest:
+        raise FilterkitError(f"stage 'words': n-grams of {ngram_min} to {ngram_max} are not within 1 to {longest}")
+    if not isinstance(n_columns, int) or n_columns < 0 or n_columns > MOST_HASH_COLUMNS or n_columns & (n_columns - 1):
+        raise FilterkitError(f"stage 'words': {n_columns!r} hashed columns is not a power of two up to 2**31")
+
+
+def _checked_words(stage: Any, n_columns: int, characters: bool) -> tuple[Sequence[str], frozenset | set]:
+    """The stage's words (distinct, unless hashed) and the stop words its hashed columns leave out (none
+    otherwise); FilterkitError for anything else."""
+    words = stage.words
+    if not isinstance(words, (list, tuple)) or not all(isinstance(word, str) for word in words):
+        raise FilterkitError("stage 'words': its words are not a list of strings")
+    if not n_columns and len(set(words)) != len(words):
+        raise FilterkitError("stage 'words': its words name a word twice")
+    stop_words = getattr(stage.stop_words, "words", None) if n_columns and not characters else frozenset()
+    if not isinstance(stop_words, (set, frozenset)) or not all(isinstance(word, str) for word in stop_words):
+        raise FilterkitError("stage 'words': its stop words are not a set of strings")
+    return words, stop_words
 
 
 def words_source(stage: Any) -> str:
