@@ -16,7 +16,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from filterkit.testing import run_filterkit
+from filterkit.schema import Chunk
+from filterkit.testing import read_output, run_filterkit
 from filterkit.trained import load_model
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -91,7 +92,7 @@ def trained(folder: Path, name: str, *arguments: str) -> Path:
 class Scorer:
     """An exported scorer compiled as a shared library, called through ctypes."""
 
-    def __init__(self, model: Path, folder: Path):
+    def __init__(self, model: Path, folder: Path, entry: str = "decide"):
         source = folder / f"{model.stem}.c"
         result = run_filterkit("export", model, "--c", source)
         assert result.status == 0, result.stderr
@@ -105,7 +106,11 @@ class Scorer:
         assert compiled.returncode == 0, compiled.stderr[-3000:]
         self.source = source
         self.library = ctypes.CDLL(str(self.library_path))
-        self.library.decide.argtypes = [ctypes.c_char_p, ctypes.c_size_t, ctypes.POINTER(ctypes.c_double)]
+        doubles = ctypes.POINTER(ctypes.c_double)
+        if entry == "decide":
+            self.library.decide.argtypes = [ctypes.c_char_p, ctypes.c_size_t, doubles]
+        else:
+            self.library.decide_values.argtypes = [ctypes.POINTER(ctypes.c_int64), doubles, ctypes.c_size_t, doubles]
         self.library.answer.argtypes = [ctypes.POINTER(ctypes.c_double), ctypes.POINTER(ctypes.c_ubyte)]
         self.library.answer_name.argtypes = [ctypes.c_int, ctypes.POINTER(ctypes.c_size_t)]
         self.library.answer_name.restype = ctypes.c_void_p
@@ -118,6 +123,19 @@ class Scorer:
         given = self.library.answer(decisions, chosen)
         names = [self.name(k) for k in range(outputs)] if outputs > 1 else []
         return status, np.array(decisions[:]), given, chosen[:], names
+
+    def score_values(self, columns: np.ndarray, values: np.ndarray) -> tuple[int, float, int]:
+        """``decide_values``' status, decision value and answer of a two-class model's row."""
+        columns = np.ascontiguousarray(columns, dtype=np.int64)
+        values = np.ascontiguousarray(values, dtype=np.float64)
+        decisions = (ctypes.c_double * 1)()
+        status = self.library.decide_values(
+            columns.ctypes.data_as(ctypes.POINTER(ctypes.c_int64)),
+            values.ctypes.data_as(ctypes.POINTER(ctypes.c_double)),
+            len(columns),
+            decisions,
+        )
+        return status, decisions[0], self.library.answer(decisions, (ctypes.c_ubyte * 1)())
 
     def name(self, k: int) -> str:
         size = ctypes.c_size_t()
@@ -266,8 +284,27 @@ def test_the_model_is_never_overwritten_by_its_own_export(folder):
     assert model.read_bytes() == before
 
 
-def test_a_model_of_word_counts_is_refused_naming_its_first_stage(folder):
-    model = trained(folder, "counts", "--positive", "Ethics", ROOT / "arff_samples" / "oh0.wc.arff", "shape", "l2")
-    result = run_filterkit("export", model, "--c", folder / "counts.c")
-    assert result.status == 1 and "stage 'shape' comes first" in result.stderr
-    assert not (folder / "counts.c").exists()
+WORD_COUNT_CHAINS = {"shape": "shape bns l2", "bns": "bns --multiply l2", "idf": "idf --presence --multiply l2"}
+
+
+@pytest.mark.parametrize("name", list(WORD_COUNT_CHAINS))
+def test_a_model_of_word_counts_scores_each_row_as_predict_does(folder, name):
+    data = ROOT / "arff_samples" / "oh0.wc.arff"
+    model_path = trained(folder, f"counts-{name}", "--positive", "Ethics", data, *WORD_COUNT_CHAINS[name].split())
+    scorer = Scorer(model_path, folder, entry="decide_values")
+    model = load_model(model_path)
+    _, chunk = read_output(data.read_bytes())
+    expected = model.decisions(model.features(chunk))
+    answers = [model.labels[k] for k in model.predicted(model.features(chunk))]
+    values = np.asarray(chunk.dense_values())
+    values[:, model.input_schema.index_of("class")] = 0
+    values[5, 3] = np.nan  # a missing value: shaped into its bin
+    expected[5] = model.decisions(model.features(Chunk(values[5:6], {})))[0]
+    for row in range(len(values)):
+        columns = np.flatnonzero(values[row]).astype(np.int64)
+        status, decisions, given = scorer.score_values(columns, values[row, columns])
+        assert status == 0
+        assert np.float64(decisions).tobytes() == np.float64(expected[row]).tobytes(), row
+        assert row == 5 or scorer.name(given) == answers[row]
+    assert scorer.score_values(np.array([model.input_schema.index_of("class")]), np.ones(1))[0] == -1
+    assert scorer.score_values(np.array([3, 2]), np.ones(2))[0] == -1

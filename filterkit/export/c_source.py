@@ -27,27 +27,27 @@ _PER_LINE = 8
 
 
 def c_source(model) -> str:
-    """The C source of ``model``'s scorer: the template with the model's tokenizer, data and steps in it."""
-    stages = model.chain.stages
-    if not stages:
-        raise FilterkitError("the model's chain has no stage: an exported scorer starts from a document's words")
-    words = _step(stages[0])
-    if not isinstance(words, Words):
-        raise FilterkitError(
-            f"stage '{stages[0].name}' comes first: an exported scorer reads one document, so the chain must start "
-            "with words"
-        )
-    others = [name for name in words.kept if name not in model.targets]
-    if others:
-        raise FilterkitError(
-            f"the model reads attribute '{others[0]}' besides its text: an exported scorer reads one document"
-        )
-    model_parts = [_words_data(words)]
+    """The C source of ``model``'s scorer: the template with the model's tokenizer (a chain starting with ``words``)
+    or its input attributes, its data and its steps in it."""
+    stages = list(model.chain.stages)
+    steps = [_step(stage) for stage in stages]
+    if steps and isinstance(steps[0], Words):
+        words = steps.pop(0)
+        stages.pop(0)
+        others = [name for name in words.kept if name not in model.targets]
+        if others:
+            raise FilterkitError(
+                f"the model reads attribute '{others[0]}' besides its text: an exported scorer reads one document"
+            )
+        reading, model_parts, source = "#define SCORER_DOCUMENTS 1\n", [_words_data(words)], words.source
+    else:
+        reading, model_parts, source = "#define SCORER_DOCUMENTS 0\n", [_input_data(model)], ""
     calls = []
-    for number, stage in enumerate(stages[1:], start=1):
-        step = _step(stage)
+    for number, (stage, step) in enumerate(zip(stages, steps), start=1):
         if isinstance(step, Words):
-            raise FilterkitError(f"stage '{stage.name}' makes words a second time: an exported scorer makes them once")
+            raise FilterkitError(
+                f"stage '{stage.name}' makes words after another stage: an exported scorer reads them first"
+            )
         model_parts.append(_step_data(step, number))
         calls.append(_step_call(step, number))
     model_parts.append(_positions("SCORER_FEATURES", _classifier_columns(model)))
@@ -68,7 +68,21 @@ def c_source(model) -> str:
         )
     )
     template = (files("filterkit.export") / "scorer.c").read_text(encoding="utf-8")
-    return template.replace("/* @TOKENS@ */", uses + words.source).replace("/* @MODEL@ */", "\n".join(model_parts))
+    return template.replace("/* @TOKENS@ */", reading + uses + source).replace("/* @MODEL@ */", "\n".join(model_parts))
+
+
+def _input_data(model) -> str:
+    """A model read from its input attributes' values (no ``words``): their number, and which are the class or
+    labels; FilterkitError for an input attribute that is not numeric."""
+    attributes = model.input_schema.attributes
+    for attribute in attributes:
+        if attribute.kind != NUMERIC and attribute.name not in model.targets:
+            raise FilterkitError(
+                f"the model reads {attribute.kind} attribute '{attribute.name}': an exported scorer reads a document "
+                "(a chain starting with words) or numeric attributes"
+            )
+    target = bytes(attribute.name in model.targets for attribute in attributes)
+    return f"#define SCORER_INPUTS {_whole(len(attributes))}\n" + _bytes("SCORER_TARGET", target)
 
 
 def _step(stage) -> Step:
@@ -113,9 +127,10 @@ def _step_data(step: Step, number: int) -> str:
         parts += [_doubles(f"{name}_{key.upper()}", tables[key]) for key in floats]
         parts.append(_bytes(f"{name}_NOMINAL", np.asarray(tables["column_nominal"], dtype=np.uint8).tobytes()))
         fields = ", ".join(f"{name}_{key.upper()}" for key in floats)
+        parts.append(_doubles(f"{name}_MISSING_PROBABILITY", tables["missing_probability"]))
         parts.append(
             f"static const scorer_shape {name} = {{{name}_ACTED, {name}_KNOT_START, {fields}, {name}_NOMINAL, "
-            f"{int(step.zero_bin)}}};\n"
+            f"{int(step.zero_bin)}, {name}_MISSING_PROBABILITY, {int(tables['missing_bin'])}}};\n"
         )
         if step.copies is not None:
             parts.append(_copies_data(name, *step.copies))

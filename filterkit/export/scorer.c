@@ -69,6 +69,7 @@ scorer_reserve(scorer_vector *v, size_t n)
     return 1;
 }
 
+#if SCORER_DOCUMENTS
 /* The words step's values (plugins/words.py, _weighted): the count, or 1 for presence; ln(1 + x) with --log-tf
  * (numpy's logarithm, from a table of the whole counts the model's export computed, libm's past it); times the
  * word's idf with --idf.  The word's column follows the attributes the stage keeps. */
@@ -96,6 +97,7 @@ scorer_weigh_words(scorer_vector *v, const WordPair *pairs, size_t n, const scor
     }
     v->n = n;
 }
+#endif
 
 /* The fitted shaper (plugins/shaper.py; the compiled kernel shape_stored in _kernels.c, whose operations these are):
  * each acted column's value placed among its knots and interpolated to its class probability, less the shift that
@@ -107,7 +109,18 @@ typedef struct {
         *zero_shift;
     const unsigned char *nominal;
     int zero_bin;
+    const double *missing_probability; /* a missing value's probability where missing_bin, else it stays missing */
+    int missing_bin;
 } scorer_shape;
+
+#if SCORER_USES_SHAPE || SCORER_USES_COPIES
+/* A missing value (NaN) shaped: its bin's probability less the shift, or still missing. */
+static double
+scorer_shaped_missing(const scorer_shape *s, int64_t p)
+{
+    return s->missing_bin ? s->missing_probability[p] - s->zero_shift[p] : NAN;
+}
+#endif
 
 #if SCORER_USES_SHAPE || SCORER_USES_COPIES
 static double
@@ -148,8 +161,8 @@ scorer_shape_values(scorer_vector *v, const scorer_shape *s)
 {
     for (size_t i = 0; i < v->n; i++) {
         int64_t p = scorer_position(&s->acted, v->column[i]);
-        if (p >= 0 && !isnan(v->value[i]))
-            v->value[i] = scorer_shaped(s, p, v->value[i]);
+        if (p >= 0)
+            v->value[i] = isnan(v->value[i]) ? scorer_shaped_missing(s, p) : scorer_shaped(s, p, v->value[i]);
     }
 }
 #endif
@@ -184,7 +197,9 @@ scorer_shape_copies(scorer_vector *v, const scorer_copies *c)
             int64_t output = c->first_output[column] + k;
             int32_t table = c->output_table[output];
             copies.column[copies.n] = output;
-            copies.value[copies.n++] = table >= 0 && !isnan(x) ? scorer_shaped(c->shape, table, x) : x;
+            copies.value[copies.n++] = table < 0 ? x
+                                       : isnan(x) ? scorer_shaped_missing(c->shape, table)
+                                                  : scorer_shaped(c->shape, table, x);
         }
     }
     free(v->column);
@@ -276,10 +291,37 @@ scorer_normalize(scorer_vector *v, const scorer_positions *acted, int order)
 /* The model's data and its steps, generated from the model file. */
 /* @MODEL@ */
 
+/* Each output's decision value w·x + b of the features in v (which it frees): the steps, then the features summed in
+ * column order from 0, as scipy's sparse product sums them, then b added (NaN for a label every training row held or
+ * none did).  Returns 0, or -2 when out of memory. */
+static int
+scorer_decide(scorer_vector *v, double *out)
+{
+    if (!scorer_steps(v)) {
+        free(v->column);
+        free(v->value);
+        return -2;
+    }
+    for (int k = 0; k < SCORER_OUTPUTS; k++)
+        out[k] = 0.0;
+    for (size_t i = 0; i < v->n; i++) {
+        double x = isnan(v->value[i]) ? 0.0 : v->value[i];
+        if (x == 0.0)
+            continue;
+        const double *weights = SCORER_WEIGHTS + (size_t)v->column[i] * SCORER_OUTPUTS;
+        for (int k = 0; k < SCORER_OUTPUTS; k++)
+            out[k] += x * weights[k];
+    }
+    for (int k = 0; k < SCORER_OUTPUTS; k++)
+        out[k] = SCORER_CONSTANT[k] >= 0 ? NAN : out[k] + SCORER_INTERCEPTS[k];
+    free(v->column);
+    free(v->value);
+    return 0;
+}
+
+#if SCORER_DOCUMENTS
 /* Each output's decision value w·x + b of the document utf8[0:n] (one output for a two-class model, one a class or a
- * label otherwise; NaN for a label every training row held or none did): the features summed in column order from 0,
- * as scipy's sparse product sums them, then b added.  Returns 0; -1 when the bytes are not UTF-8, -2 when out of
- * memory.  Thread-safe. */
+ * label otherwise).  Returns 0; -1 when the bytes are not UTF-8, -2 when out of memory.  Thread-safe. */
 int
 decide(const char *utf8, size_t n, double *out)
 {
@@ -299,27 +341,31 @@ decide(const char *utf8, size_t n, double *out)
     }
     scorer_weigh_words(&v, pairs, (size_t)counted, &SCORER_WORDS);
     free(pairs);
-    if (!scorer_steps(&v)) {
+    return scorer_decide(&v, out);
+}
+#else
+/* Each output's decision value w·x + b of a row given by its non-zero values: values[i] of input attribute
+ * columns[i] (0-based positions in the model's input header, ascending, none the class or a label; NaN: missing).
+ * Returns 0; -1 for a column out of order, out of range or the class; -2 when out of memory.  Thread-safe. */
+int
+decide_values(const int64_t *columns, const double *values, size_t n, double *out)
+{
+    for (size_t i = 0; i < n; i++)
+        if (columns[i] < 0 || columns[i] >= SCORER_INPUTS || SCORER_TARGET[columns[i]] ||
+            (i > 0 && columns[i] <= columns[i - 1]))
+            return -1;
+    scorer_vector v = {NULL, NULL, 0, 0};
+    if (!scorer_reserve(&v, n + 1)) {
         free(v.column);
         free(v.value);
         return -2;
     }
-    for (int k = 0; k < SCORER_OUTPUTS; k++)
-        out[k] = 0.0;
-    for (size_t i = 0; i < v.n; i++) {
-        double x = isnan(v.value[i]) ? 0.0 : v.value[i];
-        if (x == 0.0)
-            continue;
-        const double *weights = SCORER_WEIGHTS + (size_t)v.column[i] * SCORER_OUTPUTS;
-        for (int k = 0; k < SCORER_OUTPUTS; k++)
-            out[k] += x * weights[k];
-    }
-    for (int k = 0; k < SCORER_OUTPUTS; k++)
-        out[k] = SCORER_CONSTANT[k] >= 0 ? NAN : out[k] + SCORER_INTERCEPTS[k];
-    free(v.column);
-    free(v.value);
-    return 0;
+    memcpy(v.column, columns, n * sizeof(int64_t));
+    memcpy(v.value, values, n * sizeof(double));
+    v.n = n;
+    return scorer_decide(&v, out);
 }
+#endif
 
 /* Each output's Platt probability 1 / (1 + exp(A·f + B)) of its decision value f (NaN for a constant label); 0, or
  * -1 for a model fitted without a sigmoid.  Its exp is the C library's, which may differ from numpy's in the last
@@ -390,12 +436,75 @@ answer_name(int k, size_t *size)
 }
 
 #ifndef FILTERKIT_NO_MAIN
+#if SCORER_DOCUMENTS
+#define SCORER_INPUT "a document"
+#define SCORER_REFUSED "not UTF-8"
+
 static int
-scorer_write_answer(const char *document, size_t n)
+scorer_decide_line(const char *line, size_t n, double *decisions)
+{
+    return decide(line, n, decisions);
+}
+#else
+#define SCORER_INPUT "a row: INDEX:VALUE pairs"
+#define SCORER_REFUSED "not INDEX:VALUE pairs of the model's attributes (1-based, ascending, not the class)"
+
+/* A row written as svmlight writes one's values: INDEX:VALUE pairs separated by spaces or tabs, each INDEX an
+ * attribute's 1-based position in the model's input header, each VALUE a number or ? (missing); the decision
+ * values of decide_values.  -1 for a line that is not such pairs. */
+static int
+scorer_decide_line(const char *line, size_t n, double *decisions)
+{
+    char *text = malloc(n + 1);
+    int64_t *columns = malloc((n / 2 + 1) * sizeof(int64_t));
+    double *values = malloc((n / 2 + 1) * sizeof(double));
+    int code = text == NULL || columns == NULL || values == NULL ? -2 : 0;
+    size_t count = 0;
+    if (code == 0) {
+        memcpy(text, line, n);
+        text[n] = '\0';
+        code = strlen(text) == n ? 0 : -1;
+    }
+    for (char *at = text; code == 0;) {
+        while (*at == ' ' || *at == '\t' || *at == '\r')
+            at++;
+        if (*at == '\0')
+            break;
+        char *end;
+        long long index = strtoll(at, &end, 10);
+        if (end == at || *end != ':' || index < 1 || index > SCORER_INPUTS) {
+            code = -1;
+            break;
+        }
+        at = end + 1;
+        double value = strtod(at, &end);
+        if (end == at && *at == '?') {
+            value = NAN;
+            end = at + 1;
+        }
+        if (end == at || (*end != '\0' && *end != ' ' && *end != '\t' && *end != '\r')) {
+            code = -1;
+            break;
+        }
+        columns[count] = (int64_t)index - 1;
+        values[count++] = value;
+        at = end;
+    }
+    if (code == 0)
+        code = decide_values(columns, values, count, decisions);
+    free(text);
+    free(columns);
+    free(values);
+    return code;
+}
+#endif
+
+static int
+scorer_write_answer(const char *line, size_t n)
 {
     double decisions[SCORER_OUTPUTS];
     unsigned char chosen[SCORER_OUTPUTS];
-    int code = decide(document, n, decisions);
+    int code = scorer_decide_line(line, n, decisions);
     if (code != 0)
         return code;
     int given = answer(decisions, chosen);
@@ -420,14 +529,14 @@ scorer_write_answer(const char *document, size_t n)
     return 0;
 }
 
-/* Score each document of standard input: one a line (its line break not part of it), or with -0 each ended by a
- * NUL byte.  A document that is not UTF-8 is an error naming its number; the exit status is then 1. */
+/* Score each document (or row) of standard input: one a line (its line break not part of it), or with -0 each
+ * ended by a NUL byte.  One that cannot be read is an error naming its number; the exit status is then 1. */
 int
 main(int argc, char **argv)
 {
     int separator = argc > 1 && strcmp(argv[1], "-0") == 0 ? '\0' : '\n';
     if (argc > 2 || (argc == 2 && separator == '\n')) {
-        fprintf(stderr, "usage: %s [-0] < documents\n", argv[0]);
+        fprintf(stderr, "usage: %s [-0] < input (one %s a line)\n", argv[0], SCORER_INPUT);
         return 2;
     }
     size_t allocated = 1 << 16, n = 0;
@@ -451,7 +560,8 @@ main(int argc, char **argv)
         number++;
         int code = scorer_write_answer(document, n);
         if (code != 0) {
-            fprintf(stderr, "document %ld: %s\n", number, code == -1 ? "not UTF-8" : "out of memory");
+            fprintf(stderr, "%s %ld: %s\n", SCORER_DOCUMENTS ? "document" : "row", number,
+                    code == -1 ? SCORER_REFUSED : "out of memory");
             failed = 1;
             break;
         }
