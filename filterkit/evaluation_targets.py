@@ -16,8 +16,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from filterkit.classifying import CheckedClassifier, classifier_matrix
+from filterkit.classifying import CheckedClassifier, classifier_matrix, feature_names
 from filterkit.errors import FilterkitError
+from filterkit.label_issues import FOLD_RECORD, label_set_pulls
 from filterkit.labels import NamedLabels, label_positions
 from filterkit.measures import corrected_resampled_t_test, mcnemar, micro_measures, wilcoxon_p, win_tie_loss
 from filterkit.reports import Evaluation
@@ -35,14 +36,15 @@ FOLD_MEASURES = ("micro_f1", "macro_f1", "hamming_loss", "subset_accuracy")
 
 @dataclass(frozen=True)
 class LabelledData:
-    """The rows of a multi-label evaluation, their label attributes' names (Mulan's ``named``, if any) and
-    truth (rows × labels)."""
+    """The rows of a multi-label evaluation, their label attributes' names (Mulan's ``named``, if any),
+    truth (rows × labels) and rows in the input (from 1; None: 1, 2, …)."""
 
     schema: Schema
     data: Chunk
     labels: tuple[str, ...]
     named: NamedLabels | None
     truth: np.ndarray
+    input_rows: np.ndarray | None = None
 
 
 def target_fits(task: Task, inputs: tuple, chains: list[ChainSpec], settings: Settings, progress) -> Fits:
@@ -121,7 +123,7 @@ def known_label_rows(schema: Schema, data: Chunk, labels: tuple[str, ...], named
     """The rows of ``data`` whose ``labels`` are all known, as :class:`LabelledData`, and their positions."""
     codes = np.column_stack([data.column(schema.index_of(label)) for label in labels])
     known = np.flatnonzero(~np.isnan(codes).any(axis=1))
-    return LabelledData(schema, take_rows(data, known), labels, named, codes[known] == 1), known
+    return LabelledData(schema, take_rows(data, known), labels, named, codes[known] == 1, known + 1), known
 
 
 def refuse_single_label_settings(settings: Settings) -> None:
@@ -141,24 +143,30 @@ def refuse_single_label_settings(settings: Settings) -> None:
         )
 
 
-def label_fold(registry, dataset: LabelledData, chain: ChainSpec, train, test, settings: Settings) -> dict:
+def label_fold(
+    registry, dataset: LabelledData, chain: ChainSpec, train, test, settings: Settings, label_pulls: int = 0
+) -> dict:
     """Fit ``chain`` and a classifier per label on the ``train`` rows and predict the ``test`` rows' labels:
     ``predicted`` (test rows × labels), per label the classifier's ``C`` (None: not fitted, the label
     being constant in the training rows) and the number of ``features`` it saw, and where any label's classifier
     chose one, each label's ``threshold`` (None: none chosen).  Both are read of each classifier's ``describe()``
     under those names, whatever the classifier (``svm --svm-threshold f1|fbr`` records its cut there): what
     fitting chose, as each fold's ``classifier`` record of a single-label evaluation shows it; no model is saved
-    here to read a state from."""
+    here to read a state from.  Given ``label_pulls``, also record the rows for ``--label-issues``
+    (:func:`~filterkit.label_issues.label_set_pulls`, that many words a row and label)."""
     truth = dataset.truth[train]
     shared = None if settings.chain_per_label else _features(registry, dataset, chain, chain.stages, train, test)
-    fits, widths, warnings = [], [], []
+    fits, widths, warnings, seen = [], [], [], []
     for j, label in enumerate(dataset.labels):
         stages = _with_label(registry, chain.stages, label) if settings.chain_per_label else chain.stages
-        train_features, test_features, warned = shared or _features(registry, dataset, chain, stages, train, test)
+        train_features, test_features, warned, names_of = shared or _features(
+            registry, dataset, chain, stages, train, test
+        )
         warnings += [text for text in warned if text not in warnings]
         fits.append(_fit_label(registry, settings, truth[:, j], train_features, test_features))
         widths.append(int(train_features.shape[1]))
-    scores, decisions, described = zip(*fits)
+        seen.append((test_features, names_of))
+    scores, decisions, described, calls = zip(*fits)
     if settings.threshold == "pcut":
         threshold = pcut_threshold([train_scores for train_scores, _ in scores], truth)
         decisions = tuple(
@@ -168,6 +176,9 @@ def label_fold(registry, dataset: LabelledData, chain: ChainSpec, train, test, s
     record = {"predicted": np.column_stack(decisions), "C": [fit.get("C") for fit in described], "features": widths}
     if any("threshold" in fit for fit in described):
         record["threshold"] = [fit.get("threshold") for fit in described]
+    if label_pulls:
+        classifiers = [(call, *features) for call, features in zip(calls, seen)]
+        record[FOLD_RECORD] = label_set_pulls(classifiers, truth.any(axis=0), dataset.truth[test], label_pulls)
     return {**record, CHAIN_WARNINGS: warnings} if warnings else record
 
 
@@ -185,15 +196,16 @@ def _with_label(registry, stages: list[tuple[str, dict]], label: str) -> list[tu
 
 
 def _features(registry, dataset: LabelledData, chain: ChainSpec, stages, train, test) -> tuple:
-    """The classifier's features of the ``train`` and ``test`` rows, ``stages`` fitted on the ``train`` rows, and
-    the chain's warnings."""
+    """The classifier's features of the ``train`` and ``test`` rows, ``stages`` fitted on the ``train`` rows, the
+    chain's warnings and a function giving the features' names."""
     fitted, left_out = fitted_label_chain(registry, dataset, chain, stages, train)
-    assert fitted.output_schema is not None  # fitted
+    schema = fitted.output_schema
+    assert schema is not None  # fitted
     train_features, test_features = (
-        classifier_matrix(fitted.output_schema, next(iter(fitted.transform([take_rows(dataset.data, rows)]))), left_out)
+        classifier_matrix(schema, next(iter(fitted.transform([take_rows(dataset.data, rows)]))), left_out)
         for rows in (train, test)
     )
-    return train_features, test_features, list(fitted.warnings)
+    return train_features, test_features, list(fitted.warnings), lambda: feature_names(schema, left_out)
 
 
 def fitted_label_chain(registry, dataset: LabelledData, chain: ChainSpec, stages, train) -> tuple[Chain, tuple]:
@@ -220,18 +232,18 @@ def fitted_label_chain(registry, dataset: LabelledData, chain: ChainSpec, stages
 
 
 def _fit_label(registry, settings: Settings, truth: np.ndarray, train_features, test_features) -> tuple:
-    """One label's ((training scores, test scores), test decisions, what fitting chose: its ``describe()``) from
-    the classifier fitted on its ``truth``; a label constant in the training rows is predicted constant, with no
-    scores and an empty description."""
+    """One label's ((training scores, test scores), test decisions, what fitting chose: its ``describe()``, the
+    fitted classifier's call) from the classifier fitted on its ``truth``; a label constant in the training rows
+    is predicted constant, with no scores, an empty description and no classifier (None)."""
     if truth.all() or not truth.any():
-        return (None, None), np.full(test_features.shape[0], bool(truth.any())), {}
+        return (None, None), np.full(test_features.shape[0], bool(truth.any())), {}, None
     call = CheckedClassifier(registry, settings.classifier, settings.classifier_params)
     call("fit", train_features, truth.astype(np.int64), settings.seed)
     test_rows = (test_features.shape[0],)
     decisions = call("predict", test_features, shape=test_rows).astype(bool)
     test_scores = call("score", test_features, shape=test_rows)
     train_scores = call("score", train_features, shape=truth.shape) if settings.threshold == "pcut" else None
-    return (train_scores, test_scores), decisions, call("describe")
+    return (train_scores, test_scores), decisions, call("describe"), call
 
 
 def pcut_threshold(train_scores: list, truth: np.ndarray) -> float:

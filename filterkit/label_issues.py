@@ -8,6 +8,12 @@ row whose largest probability is not its given label's, the features that pull i
 (:func:`fold_pulls`, in the fold, with the fold's fitted chain and classifier).  :func:`ranked_label_issues` then
 finds the issues among every row's out-of-fold probabilities as cleanlab's ``find_label_issues`` does by default
 (``filter_by='prune_by_noise_rate'``, ranked by ``'self_confidence'``), in numpy.
+
+Label sets (binary relevance, :mod:`filterkit.evaluation_targets`) record per label its classifier's
+probability p and the pulls of each row whose given value of the label p contradicts (:func:`label_set_pulls`);
+:func:`ranked_label_set_issues` finds the rows as cleanlab's ``multilabel_classification.filter.find_label_issues``
+does: each label's one-vs-rest [1 − p, p] through the single-label filter, any label flagged flagging the row,
+ranked by ``multilabel_classification.rank.get_label_quality_scores`` (:func:`label_set_quality_scores`).
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ import csv
 import functools
 import io
 from dataclasses import dataclass, field, replace
+from typing import Callable
 
 import numpy as np
 
@@ -133,10 +140,16 @@ def fold_pulls(call, fitted, features, truth: np.ndarray, top: int) -> dict:
     """A fold's test rows for ``--label-issues``: their class probabilities (:func:`class_probabilities` of the
     classifier ``call``'s) and, for each row whose largest probability is not its given class (``truth``: class
     positions, or True for a task's positive class), the ``top`` features of ``features`` (the rows as the
-    classifier saw them, of ``fitted``'s output) that pull it most toward that class: by the contribution
-    value × weight of :meth:`~filterkit.trained.TrainedModel.explain_chunk`, toward the suggested class less
-    toward the given one (two classes: the positive class's contribution, its sign turned toward the suggested
-    class).  No pulls from a classifier without weights."""
+    classifier saw them, of ``fitted``'s output) that pull it most toward that class (:func:`named_pulls`)."""
+    schema = fitted.output_schema
+    return named_pulls(call, lambda: feature_names(schema, [schema.index_of(fitted.class_name)]), features, truth, top)
+
+
+def named_pulls(call, names_of: Callable[[], list[str]], features, truth: np.ndarray, top: int) -> dict:
+    """:func:`fold_pulls` with the features' names given by ``names_of()`` (asked only where a row is pulled):
+    each pull is the contribution value × weight of :meth:`~filterkit.trained.TrainedModel.explain_chunk`,
+    toward the suggested class less toward the given one (two classes: the positive class's contribution, its
+    sign turned toward the suggested class).  No pulls from a classifier without weights."""
     if not call.provides("has_probabilities"):
         raise FilterkitError(
             f"--label-issues needs each row's class probabilities, which {call.origin} does not give "
@@ -151,7 +164,7 @@ def fold_pulls(call, fitted, features, truth: np.ndarray, top: int) -> dict:
     pulls: dict[int, list] = {}
     if call.provides("has_weights") and len(contradicted):
         weights = np.asarray(call("linear")[0], dtype=np.float64)
-        names = feature_names(fitted.output_schema, [fitted.output_schema.index_of(fitted.class_name)])
+        names = names_of()
         for row in contradicted.tolist():
             start, end = features.indptr[row], features.indptr[row + 1]
             positions, values = features.indices[start:end], features.data[start:end]
@@ -162,6 +175,62 @@ def fold_pulls(call, fitted, features, truth: np.ndarray, top: int) -> dict:
             order = sorted(np.flatnonzero(toward > 0).tolist(), key=lambda j: (-toward[j], names[positions[j]]))
             pulls[row] = [(names[positions[j]], float(toward[j])) for j in order[:top]]
     return {"probabilities": probabilities, "pulls": pulls, "binary": columns == 1}
+
+
+def label_set_pulls(classifiers: list[tuple], constants: np.ndarray, truth: np.ndarray, top: int) -> dict:
+    """A fold's test rows for ``--label-issues`` on label sets (``truth``: test rows × labels): each label's
+    probability p (rows × labels) and, keyed by (row, label position), the ``top`` words pulling a row toward the
+    value of the label p suggests where it is not the given one (:func:`named_pulls`).  ``classifiers`` holds per
+    label its classifier's call, the test rows' features and a function giving their names, the call None for a
+    label constant in the training rows: its p is then that constant (``constants``, per label), 1 or 0, as its
+    decision is, and it pulls no row."""
+    probabilities = np.empty(truth.shape)
+    pulls: dict[tuple[int, int], list] = {}
+    for label, (call, features, names_of) in enumerate(classifiers):
+        if call is None:
+            probabilities[:, label] = float(constants[label])
+            continue
+        found = named_pulls(call, names_of, features, truth[:, label], top)
+        probabilities[:, label] = found["probabilities"][:, 1]
+        pulls.update({(row, label): words for row, words in found["pulls"].items()})
+    return {"probabilities": probabilities, "pulls": pulls}
+
+
+def per_label_issues(truth: np.ndarray, probabilities: np.ndarray) -> np.ndarray:
+    """Rows × labels, True where a row's given value of a label (``truth``, bool) is an issue by the label's own
+    probability p (``probabilities``, rows × labels): each label's one-vs-rest [1 − p, p] through
+    :func:`ranked_label_issues`, as cleanlab's ``find_multilabel_issues_per_class`` by default."""
+    flagged = np.zeros(truth.shape, dtype=bool)
+    for label in range(truth.shape[1]):
+        one_vs_rest = class_probabilities(probabilities[:, [label]])
+        flagged[ranked_label_issues(truth[:, label].astype(np.int64), one_vs_rest), label] = True
+    return flagged
+
+
+#: The weight of each next (lower) label's self-confidence in a row's quality (cleanlab's
+#: ``exponential_moving_average`` alpha, the default of its multi-label ``get_label_quality_scores``).
+QUALITY_ALPHA = 0.8
+
+
+def label_set_quality_scores(truth: np.ndarray, probabilities: np.ndarray) -> np.ndarray:
+    """Each row's label quality, from 0 (its given set looks wrong) to 1, as cleanlab's multi-label
+    ``get_label_quality_scores`` by default: per label the self-confidence (p where the row is given the label,
+    else 1 − p), sorted from the highest down and averaged exponentially, each next score weighing
+    :data:`QUALITY_ALPHA` against the average so far (the lowest weighs most); the same arithmetic, bit for bit."""
+    ordered = np.fliplr(np.sort(np.where(truth, probabilities, 1 - probabilities), axis=1)).T
+    quality = ordered[0]
+    for confidences in ordered[1:]:
+        quality = QUALITY_ALPHA * confidences + (1 - QUALITY_ALPHA) * quality
+    return quality
+
+
+def ranked_label_set_issues(flagged: np.ndarray, quality: np.ndarray) -> np.ndarray:
+    """The positions of the rows with any label ``flagged`` (:func:`per_label_issues`), least ``quality``
+    (:func:`label_set_quality_scores`) first: the rows in the order of cleanlab's multi-label
+    ``find_label_issues(labels, pred_probs, return_indices_ranked_by='self_confidence')`` (the same sort of the
+    same values, so that ties fall alike)."""
+    found = np.flatnonzero(flagged.any(axis=1))
+    return found[np.argsort(quality[found])]
 
 
 @dataclass
@@ -198,53 +267,129 @@ class LabelIssues:
 
 
 @dataclass
+class LabelSetIssues:
+    """What :meth:`LabelIssueFinder.collect` found in label sets: every row's out-of-fold ``probabilities`` (rows ×
+    labels, each label's own p), its given label set (``truth``, rows × labels) and its row in the input (from 1,
+    ``input_rows``), the ``labels``' names; where each label's filter flags a row (``flagged``:
+    :func:`per_label_issues`), each row's ``quality`` (:func:`label_set_quality_scores`), the rows of the issues
+    (``found``: positions, least quality first) and per (position, label position) the words pulling the row
+    toward the value of the label its p suggests ((word, contribution), …; ``pulls``)."""
+
+    probabilities: np.ndarray
+    truth: np.ndarray
+    labels: tuple[str, ...]
+    input_rows: np.ndarray
+    flagged: np.ndarray
+    quality: np.ndarray
+    found: np.ndarray
+    pulls: dict[tuple[int, int], list[tuple[str, float]]]
+
+    def csv(self, top: int) -> str:
+        """The issues as CSV, a line per flagged label of each row, the rows ranked and their labels in order:
+        row, given and suggested (label sets, their names joined by ``|``; suggested: the given set with each
+        flagged label turned), label, issue (``wrongly present`` or ``wrongly absent``), probability (the label's
+        p), quality (the row's), rank (the row's), then ``top`` pairs of word and contribution (empty where
+        fewer words pull the row toward the label's suggested value)."""
+        buffer = io.StringIO()
+        writer = csv.writer(buffer, lineterminator="\n")
+        pairs = [name for n in range(1, top + 1) for name in (f"word_{n}", f"contribution_{n}")]
+        writer.writerow(["row", "given", "suggested", "label", "issue", "probability", "quality", "rank", *pairs])
+        for rank, position in enumerate(self.found.tolist(), start=1):
+            given, flagged = self.truth[position], self.flagged[position]
+            sets = [self._names(given), self._names(given ^ flagged)]
+            for label in np.flatnonzero(flagged).tolist():
+                words = self.pulls.get((position, label), [])[:top]
+                listed = [value for word, weight in words for value in (word, repr(weight))]
+                issue = "wrongly present" if given[label] else "wrongly absent"
+                probability, quality = float(self.probabilities[position, label]), float(self.quality[position])
+                fields = [int(self.input_rows[position]), *sets, self.labels[label], issue, repr(probability)]
+                writer.writerow([*fields, repr(quality), rank, *listed, *[""] * (2 * top - len(listed))])
+        return buffer.getvalue()
+
+    def _names(self, held: np.ndarray) -> str:
+        """The names of the labels ``held`` (a row's bools), joined by ``|``."""
+        return "|".join(self.labels[label] for label in np.flatnonzero(held).tolist())
+
+
+@dataclass
 class LabelIssueFinder:
     """What ``evaluate --label-issues`` asks of :func:`filterkit.evaluation.evaluate`: each fold scored with
     its rows' probabilities and pulls (:meth:`scoring`), then the issues among them (:meth:`collect`)."""
 
     top: int = 5
-    found: LabelIssues | None = field(default=None)
+    found: LabelIssues | LabelSetIssues | None = field(default=None)
+    label_sets: bool = False
 
     def scoring(self, task: Task, fits: Fits) -> Fits:
-        """``fits`` whose every fold also records its rows for the issues (:func:`fold_pulls`); label sets
-        refused."""
-        if task.kind == LABEL_SET:
-            raise FilterkitError(
-                "--label-issues is made for one label a row (a class: --positive or --multiclass), not label sets"
-            )
+        """``fits`` whose every fold also records its rows for the issues (:func:`fold_pulls`, of a label set
+        :func:`label_set_pulls`)."""
+        self.label_sets = task.kind == LABEL_SET
         return replace(fits, score=functools.partial(fits.score, label_pulls=self.top))
 
-    def collect(self, fits: Fits, results: list[dict]) -> LabelIssues:
+    def collect(self, fits: Fits, results: list[dict]) -> LabelIssues | LabelSetIssues:
         """The issues among the folds' ``results`` (their records taken out), every row scored out of fold once."""
-        dataset = fits.dataset
-        codes = dataset.data.column(dataset.class_index).astype(np.int64)
-        order = np.concatenate([np.asarray(arguments[-1]) for arguments in fits.arguments])
         records = [result.pop(FOLD_RECORD) for result in results]
-        probabilities = np.empty((len(codes), records[0]["probabilities"].shape[1]))
-        probabilities[order] = np.vstack([record["probabilities"] for record in records])
-        pulls = {
-            int(arguments[-1][position]): words
-            for arguments, record in zip(fits.arguments, records)
-            for position, words in record["pulls"].items()
-        }
-        if records[0]["binary"]:
-            task = fits.arguments[0][1]
-            labels = (codes == dataset.labels.index(task)).astype(np.int64)
-            classes = [_rest_name(dataset.labels, task), task]
-        else:
-            present = np.flatnonzero(np.bincount(codes, minlength=len(dataset.labels)))
-            labels = np.searchsorted(present, codes)
-            classes = [dataset.labels[k] for k in present]
-        self.found = LabelIssues(
-            probabilities,
-            labels,
-            classes,
-            [dataset.labels[code] for code in codes],
-            dataset.input_rows if dataset.input_rows is not None else np.arange(1, len(codes) + 1),
-            ranked_label_issues(labels, probabilities),
-            pulls,
+        tested = [np.asarray(arguments[-1]) for arguments in fits.arguments]
+        probabilities = np.empty((sum(len(rows) for rows in tested), records[0]["probabilities"].shape[1]))
+        probabilities[np.concatenate(tested)] = np.vstack([record["probabilities"] for record in records])
+        self.found = (
+            _label_set_issues(fits.dataset, probabilities, tested, records)
+            if self.label_sets
+            else _class_issues(fits, probabilities, tested, records)
         )
         return self.found
+
+
+def _class_issues(fits: Fits, probabilities: np.ndarray, tested: list, records: list[dict]) -> LabelIssues:
+    """The issues of one label a row, from the pooled ``probabilities`` and the folds' ``records`` of their
+    ``tested`` rows."""
+    dataset = fits.dataset
+    codes = dataset.data.column(dataset.class_index).astype(np.int64)
+    pulls = {
+        int(rows[position]): words
+        for rows, record in zip(tested, records)
+        for position, words in record["pulls"].items()
+    }
+    if records[0]["binary"]:
+        task = fits.arguments[0][1]
+        labels = (codes == dataset.labels.index(task)).astype(np.int64)
+        classes = [_rest_name(dataset.labels, task), task]
+    else:
+        present = np.flatnonzero(np.bincount(codes, minlength=len(dataset.labels)))
+        labels = np.searchsorted(present, codes)
+        classes = [dataset.labels[k] for k in present]
+    return LabelIssues(
+        probabilities,
+        labels,
+        classes,
+        [dataset.labels[code] for code in codes],
+        dataset.input_rows if dataset.input_rows is not None else np.arange(1, len(codes) + 1),
+        ranked_label_issues(labels, probabilities),
+        pulls,
+    )
+
+
+def _label_set_issues(dataset, probabilities: np.ndarray, tested: list, records: list[dict]) -> LabelSetIssues:
+    """The issues of a label set (``dataset``: :class:`~filterkit.evaluation_targets.LabelledData`), from the
+    pooled ``probabilities`` and the folds' ``records`` of their ``tested`` rows."""
+    truth = dataset.truth
+    flagged = per_label_issues(truth, probabilities)
+    quality = label_set_quality_scores(truth, probabilities)
+    pulls = {
+        (int(rows[position]), label): words
+        for rows, record in zip(tested, records)
+        for (position, label), words in record["pulls"].items()
+    }
+    return LabelSetIssues(
+        probabilities,
+        truth,
+        dataset.labels,
+        dataset.input_rows if dataset.input_rows is not None else np.arange(1, len(truth) + 1),
+        flagged,
+        quality,
+        ranked_label_set_issues(flagged, quality),
+        pulls,
+    )
 
 
 def _rest_name(labels: tuple[str, ...], task: str) -> str:

@@ -22,7 +22,6 @@ from filterkit.label_issues import (
 
 OH0 = REAL / "oh0.wc.arff"
 SONAR = REAL / "sonar.arff"
-REUTERS = REAL.parent / "multilabel" / "reuters-grain-corn.arff"
 
 #: The share of oh0's labels flipped at random, and the least share of them that the ranking's top as many rows
 #: must hold (the issue's goal: at least half).  Observed: 24 of the 30 flipped rows in the top 30 (26 among the
@@ -197,10 +196,3 @@ def test_a_chain_that_keeps_some_rows_only_is_refused_before_any_fit(tmp_path, r
     assert result.status == 2
     assert "stage 'fold' of 'fold --invert --of 3 l2' keeps some rows only" in result.stderr
     assert not issues.exists()
-
-
-def test_label_sets_are_refused_in_one_line(tmp_path, run_filterkit):
-    result = run_filterkit("evaluate", "-q", "--label-issues", tmp_path / "issues.csv", REUTERS, "words", "l2")
-    assert result.status != 0
-    assert "--label-issues is made for one label a row" in result.stderr
-    assert not (tmp_path / "issues.csv").exists()
