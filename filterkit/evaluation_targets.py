@@ -12,6 +12,7 @@ corrected resampled t-test) or, on a test file, over rows (McNemar on exact labe
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -197,7 +198,7 @@ def _with_label(registry, stages: list[tuple[str, dict]], label: str) -> list[tu
 
 def _features(registry, dataset: LabelledData, chain: ChainSpec, stages, train, test) -> tuple:
     """The classifier's features of the ``train`` and ``test`` rows, ``stages`` fitted on the ``train`` rows, the
-    chain's warnings and a function giving the features' names."""
+    chain's warnings and a function giving the features' names (worked out once, where a label asks)."""
     fitted, left_out = fitted_label_chain(registry, dataset, chain, stages, train)
     schema = fitted.output_schema
     assert schema is not None  # fitted
@@ -205,7 +206,12 @@ def _features(registry, dataset: LabelledData, chain: ChainSpec, stages, train, 
         classifier_matrix(schema, next(iter(fitted.transform([take_rows(dataset.data, rows)]))), left_out)
         for rows in (train, test)
     )
-    return train_features, test_features, list(fitted.warnings), lambda: feature_names(schema, left_out)
+    return (
+        train_features,
+        test_features,
+        list(fitted.warnings),
+        functools.cache(lambda: feature_names(schema, left_out)),
+    )
 
 
 def fitted_label_chain(registry, dataset: LabelledData, chain: ChainSpec, stages, train) -> tuple[Chain, tuple]:
