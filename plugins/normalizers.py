@@ -52,27 +52,25 @@ class RowNormalizer(ValueMapped):
         if chunk.is_sparse:
             rows = chunk.csr()
             return chunk.with_stored(self._normalized_stored(rows, rows.data), rows)
-        features = self.features
+        # the same kernel on the block's non-zero values, so that a row's norm sums in column order whether the
+        # rows came dense or sparse (numpy's pairwise nansum of a wide row rounded otherwise)
         values = chunk.values.copy()
-        # C order, so each row's sum adds in the same order whatever the chunk's row count
-        block = np.ascontiguousarray(values[:, features])
-        with np.errstate(over="ignore", under="ignore"):
-            norms = np.nansum(np.abs(block) ** self.order, axis=1) ** (1.0 / self.order)
-        maxima = np.nanmax(np.abs(block), axis=1, initial=0.0) if block.shape[1] else np.zeros(len(block))
-        unsafe = self._unsafe(norms, maxima)
-        if unsafe.any():
-            shift = np.where(unsafe & np.isfinite(maxima), -np.frexp(maxima)[1], 0)
-            block = _limit_of_infinite_rows(np.ldexp(block, shift[:, None]), np.isinf(maxima)[:, None])
-            with np.errstate(under="ignore"):
-                rescaled = np.nansum(np.abs(block) ** self.order, axis=1) ** (1.0 / self.order)
-            norms = np.where(unsafe, rescaled, norms)
-        values[:, features] = block / np.where(norms > 0, norms, 1.0)[:, None]
+        block = values[:, self.features]
+        stored = block != 0  # NaN included: the kernel leaves it out of the norm and keeps it missing
+        indptr = np.concatenate([[0], np.cumsum(stored.sum(axis=1))]).astype(np.int64)
+        columns = np.nonzero(stored)[1].astype(np.int64)
+        normalized = np.empty(len(columns))
+        acted = np.ones(len(self.features), dtype=bool)
+        normalize_stored(indptr, columns, np.ascontiguousarray(block[stored]), acted, self.order, normalized)
+        block[stored] = normalized
+        values[:, self.features] = block
         return Chunk(values, chunk.text, chunk.weights)
 
     def _normalized_stored(self, matrix, stored: np.ndarray) -> np.ndarray:
         """The stored values ``stored`` of the CSR ``matrix`` (CSR arrays or a matrix) with each
         row's features divided by the row's norm, by the compiled kernel (each row's powers summed
-        in stored order; a row whose plain norm is unsafe rescaled as the dense path rescales it)."""
+        in stored order; a row whose plain norm is unsafe rescaled first by the power of two that brings its
+        largest value into [0.5, 1), or an infinite one set to its limit)."""
         acted_column = np.zeros(matrix.shape[1], dtype=bool)
         acted_column[self.features] = True
         data = np.empty(len(stored))
@@ -85,23 +83,6 @@ class RowNormalizer(ValueMapped):
             data,
         )
         return data
-
-    def _unsafe(self, norms: np.ndarray, maxima: np.ndarray) -> np.ndarray:
-        """Rows whose plain norm overflowed or whose powers fell below the normal doubles
-        (the powers of the largest value must be normal for the sum to keep its precision)."""
-        with np.errstate(over="ignore", under="ignore"):
-            return (maxima > 0) & (~np.isfinite(norms) | (maxima**self.order < _SMALLEST_SAFE_POWER))
-
-
-def _limit_of_infinite_rows(values: np.ndarray, infinite_row: np.ndarray) -> np.ndarray:
-    """In rows holding an infinite value, each ±∞ becomes ±1 and finite values 0: the limit
-    of the normalized row as those values grow (missing stays missing)."""
-    limit = np.where(np.isinf(values), np.sign(values), np.where(np.isnan(values), np.nan, 0.0))
-    return np.where(infinite_row, limit, values)
-
-
-# A row's largest power |x|^p below this leaves too few bits (or none) above the subnormal range.
-_SMALLEST_SAFE_POWER = 2.0**-968
 
 
 class L2Normalizer(RowNormalizer):
