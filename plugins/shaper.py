@@ -293,7 +293,9 @@ class Shaper(ClassValueCountsStage, ValueMapped):
             raise NotExportable("--no-zero-preserve gives every feature a value in every document")
         tables = self._compiled_tables()
         if tables is None:
-            raise NotExportable("--transform logodds or a knot step that needs the scaled interpolation")
+            raise NotExportable(
+                "--transform logodds, a knot step that needs the scaled interpolation, or compiled kernels turned off"
+            )
         if tables["column_nominal"].any():
             raise NotExportable("it shapes a nominal attribute, which an exported scorer does not read")
         copies = (self.source, self.output_column) if self.one_vs_rest else None

@@ -4,12 +4,14 @@ of ``train`` and each kind of tokens, over the shipped documents and hostile one
 
 from __future__ import annotations
 
+import base64
 import csv
 import ctypes
 import json
 import shlex
 import shutil
 import subprocess
+import tempfile
 import zlib
 from pathlib import Path
 
@@ -54,6 +56,7 @@ HOSTILE_DOCUMENTS = [
     "“grain” ‘corn’ — wheat…\u00a0wheat\u2003corn\u3000grain",
     "control \x01\x02\x1f\x7f\x85 chars\r\nwheat\tcorn\x0bgrain\x0cend",
     "wheat " * 20_000,
+    "wheat " * 9_169,  # ln(1 + 9169) is one of the counts where numpy's logarithm and the C library's differ
     "x" * 100_000 + " grain",
     "grain corn wheat tonnes export " * 5,
 ]
@@ -79,6 +82,12 @@ def three_classes(folder: Path, names: tuple[str, str, str] = ("wheat", "corn", 
             lowered = text.lower()
             writer.writerow([text, names[0] if "wheat" in lowered else names[1] if "corn" in lowered else names[2]])
     return path
+
+
+def trained_model_of(chain: str) -> Path:
+    """A two-class model of ``chain`` on the Reuters sample, trained once per process."""
+    folder = Path(tempfile.mkdtemp(prefix="export-"))
+    return trained(folder, "model", "--positive", "1", GRAIN, *shlex.split(chain))
 
 
 def trained(folder: Path, name: str, *arguments: str) -> Path:
@@ -308,3 +317,65 @@ def test_a_model_of_word_counts_scores_each_row_as_predict_does(folder, name):
         assert row == 5 or scorer.name(given) == answers[row]
     assert scorer.score_values(np.array([model.input_schema.index_of("class")]), np.ones(1))[0] == -1
     assert scorer.score_values(np.array([3, 2]), np.ones(2))[0] == -1
+
+
+def test_a_stage_of_a_subclass_that_computes_otherwise_is_refused():
+    from filterkit.errors import FilterkitError
+    from filterkit.export.c_source import c_source
+    from filterkit_plugins.normalizers import L2Normalizer
+
+    class Doubled(L2Normalizer):
+        name = "l2x"
+
+        def transform(self, chunk):
+            return super().transform(chunk)
+
+    class Renamed(L2Normalizer):
+        name = "l2y"
+
+    model = load_model(trained_model_of(BINARY_CHAINS["default-bns"]))
+    model.chain.stages[-1].__class__ = Doubled
+    with pytest.raises(FilterkitError, match="its class .*Doubled defines its own transform"):
+        c_source(model)
+    model.chain.stages[-1].__class__ = Renamed
+    assert "decide(" in c_source(model)
+
+
+def test_a_nan_score_answers_as_numpy_argmax_does(folder):
+    """A class whose decision value is NaN (weights at the edge of the doubles) is predict's answer: np.argmax takes
+    the first NaN."""
+    chain = DEFAULTS.split()
+    path = trained(folder, "nan-class", "--multiclass", "--svm-decision", "margin", three_classes(folder), *chain)
+    document = json.loads(path.read_text())
+    words = document["stages"][0]["state"]["words"]
+    weights = document["classifier"]["state"]["weights"]["array"]
+    values = np.frombuffer(base64.b64decode(weights["base64"]), dtype="<f8").reshape(weights["shape"]).copy()
+    values[1, words.index("wheat")], values[1, words.index("corn")] = 1.7e308, -1.7e308
+    weights["base64"] = base64.b64encode(values.tobytes()).decode()
+    path.write_text(json.dumps(document))
+    scorer = Scorer(path, folder)
+    text = "wheat wheat corn corn tonnes"
+    assert np.isnan(load_model(path).decision_function([text])[0, 1])
+    assert_scores_as_predict(path, scorer, [text, "wheat", "corn"])
+
+
+@pytest.mark.nightly
+@pytest.mark.parametrize("name", ["default-shape", "characters", "hashing"])
+def test_the_whole_scorer_is_clean_under_the_sanitizers_and_every_warning(folder, name):
+    model = trained(folder, f"sanitized-{name}", "--positive", "1", GRAIN, *shlex.split(BINARY_CHAINS[name]))
+    source, program = folder / f"sanitized-{name}.c", folder / f"sanitized-{name}"
+    assert run_filterkit("export", model, "--c", source).status == 0
+    strict = ["-std=c99", "-O1", "-g", "-Wall", "-Wextra", "-pedantic", "-Werror", "-fno-sanitize-recover=all"]
+    built = subprocess.run(
+        [COMPILER, *strict, "-fsanitize=address,undefined", "-o", str(program), str(source), "-lm"],
+        capture_output=True,
+        text=True,
+    )
+    assert built.returncode == 0, built.stderr[-3000:]
+    texts = documents()
+    run = subprocess.run(
+        [program, "-0"], input=b"".join(t.encode() + b"\0" for t in texts), capture_output=True, timeout=600
+    )
+    assert run.returncode == 0 and b"runtime error" not in run.stderr, run.stderr[-3000:]
+    expected = load_model(model).decision_function(texts)
+    assert [float(line.split(b"\t")[1]) for line in run.stdout.splitlines()] == expected.tolist()

@@ -124,7 +124,15 @@ def test_the_compiled_modules_pass_the_differential_tests_under_asan_and_ubsan(t
     assert " passed" in child.stdout, report
 
 
+#: C that is no module of the package but the template of each file ``filterkit export`` writes, sanitized there.
+EXPORTED = {
+    "filterkit/export/scorer.c": "tests/test_export.py",
+    "filterkit/export/tokens.c": "tests/test_export_words.py",
+}
+
+
 def test_the_sanitized_run_covers_every_compiled_module_and_its_differential_tests():
     sources = {Path(ROOT, source) for sources in MODULES.values() for source in sources}
-    assert sources == set(ROOT.glob("filterkit/**/*.c"))
+    assert sources | {Path(ROOT, source) for source in EXPORTED} == set(ROOT.glob("filterkit/**/*.c"))
+    assert all("-fsanitize=address,undefined" in (ROOT / test).read_text() for test in EXPORTED.values())
     assert all((ROOT / path).is_file() for path in DIFFERENTIAL_TESTS)

@@ -19,8 +19,9 @@ from filterkit.errors import FilterkitError
 from filterkit.export.steps import Keep, Normalize, NotExportable, Scale, Shape, Step, Unchanged, Words
 from filterkit.schema import NUMERIC
 
-#: ln(1 + c) of the whole counts below this is read from a table numpy computed (``--log-tf``); past it, libm's.
-LOG_TABLE_SIZE = 4096
+#: ln(1 + c) of the whole counts below this is read from a table numpy computed (``--log-tf``); past it (a word
+#: 65,536 times in one document), libm's, which may differ from numpy's in the last bit.
+LOG_TABLE_SIZE = 65536
 
 #: Numbers a line of a generated array holds.
 _PER_LINE = 8
@@ -31,8 +32,9 @@ def c_source(model) -> str:
     or its input attributes, its data and its steps in it."""
     stages = list(model.chain.stages)
     steps = [_step(stage) for stage in stages]
-    if steps and isinstance(steps[0], Words):
-        words = steps.pop(0)
+    words = steps[0] if steps else None
+    if isinstance(words, Words):
+        steps.pop(0)
         stages.pop(0)
         others = [name for name in words.kept if name not in model.targets]
         if others:
@@ -85,11 +87,39 @@ def _input_data(model) -> str:
     return f"#define SCORER_INPUTS {_whole(len(attributes))}\n" + _bytes("SCORER_TARGET", target)
 
 
+#: The methods by which a stage class computes its values: a subclass of the class that defines ``exported_step``
+#: that defines one of them computes otherwise than the step says.
+_COMPUTING = (
+    "transform",
+    "transform_kept",
+    "value_map",
+    "stored_values_map",
+    "counted",
+    "_weighted",
+    "_words_of",
+    "_shape",
+    "_shaped_stored",
+    "_transform_copies",
+    "_normalized_stored",
+    "scaling",
+)
+
+
 def _step(stage) -> Step:
-    """``stage``'s step; FilterkitError naming it when it has none or refuses."""
+    """``stage``'s step; FilterkitError naming it when it has none, refuses, or is of a subclass that computes its
+    values otherwise than the class whose exported form it inherits."""
     exported = getattr(stage, "exported_step", None)
     if exported is None:
         raise FilterkitError(f"stage '{stage.name}' cannot be exported: it has no exported form")
+    classes = type(stage).__mro__
+    owner = next(k for k, cls in enumerate(classes) if "exported_step" in vars(cls))
+    for cls in classes[:owner]:
+        overridden = [name for name in _COMPUTING if name in vars(cls)]
+        if overridden:
+            raise FilterkitError(
+                f"stage '{stage.name}' cannot be exported: its class {cls.__qualname__} defines its own "
+                f"{overridden[0]}, which the exported form of {classes[owner].__qualname__} does not compute"
+            )
     try:
         return exported()
     except NotExportable as refusal:

@@ -418,6 +418,8 @@ answer(const double *decisions, unsigned char *chosen)
             score = 1.0 / (1.0 + exp(SCORER_SIGMOIDS[2 * k] * decisions[k] + SCORER_SIGMOIDS[2 * k + 1]));
         if (SCORER_HAS_THRESHOLDS)
             score = score - SCORER_THRESHOLDS[k];
+        if (isnan(score)) /* numpy's argmax takes the first NaN */
+            return k;
         if (k == 0 || score > best_score) {
             best = k;
             best_score = score;
@@ -427,17 +429,20 @@ answer(const double *decisions, unsigned char *chosen)
 }
 
 /* The name of answer k (UTF-8, not NUL-terminated: *size bytes): a class, a label, or a two-class model's 0
- * (positive) and 1 (the other class, or "not POSITIVE"). */
+ * (positive) and 1 (the other class, or "not POSITIVE"); NULL (size 0) for a k that names none. */
 const char *
 answer_name(int k, size_t *size)
 {
+    *size = 0;
+    if (k < 0 || k >= (SCORER_TASK == 0 ? 2 : SCORER_OUTPUTS))
+        return NULL;
     *size = (size_t)(SCORER_NAME_START[k + 1] - SCORER_NAME_START[k]);
     return (const char *)SCORER_NAMES + SCORER_NAME_START[k];
 }
 
 #ifndef FILTERKIT_NO_MAIN
 #if SCORER_DOCUMENTS
-#define SCORER_INPUT "a document"
+#define SCORER_INPUT "one document a line"
 #define SCORER_REFUSED "not UTF-8"
 
 static int
@@ -446,7 +451,7 @@ scorer_decide_line(const char *line, size_t n, double *decisions)
     return decide(line, n, decisions);
 }
 #else
-#define SCORER_INPUT "a row: INDEX:VALUE pairs"
+#define SCORER_INPUT "one row a line, as INDEX:VALUE pairs"
 #define SCORER_REFUSED "not INDEX:VALUE pairs of the model's attributes (1-based, ascending, not the class)"
 
 /* A row written as svmlight writes one's values: INDEX:VALUE pairs separated by spaces or tabs, each INDEX an
@@ -536,7 +541,7 @@ main(int argc, char **argv)
 {
     int separator = argc > 1 && strcmp(argv[1], "-0") == 0 ? '\0' : '\n';
     if (argc > 2 || (argc == 2 && separator == '\n')) {
-        fprintf(stderr, "usage: %s [-0] < input (one %s a line)\n", argv[0], SCORER_INPUT);
+        fprintf(stderr, "usage: %s [-0] < input (%s)\n", argv[0], SCORER_INPUT);
         return 2;
     }
     size_t allocated = 1 << 16, n = 0;
