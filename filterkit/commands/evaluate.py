@@ -214,7 +214,9 @@ COMMANDLINE = ParameterSource.COMMANDLINE
     type=click.Path(dir_okay=False),
     help="Also write as CSV the rows whose given class the out-of-fold probabilities contradict, by confident "
     "learning (prune by noise rate, as cleanlab's find_label_issues), least self-confidence first: row, given, "
-    f"suggested, self_confidence, rank and the {LABEL_ISSUE_WORDS} words pulling each toward the suggested class.",
+    f"suggested, self_confidence, rank and the {LABEL_ISSUE_WORDS} words pulling each toward the suggested class. "
+    "On label sets (as cleanlab's multi-label find_label_issues) a line per flagged label: row, given, suggested, "
+    "label, issue (wrongly present or absent), probability, quality, rank and the label's words.",
 )
 @click.option("--folds", type=click.IntRange(2), default=10, show_default=True)
 @click.option(
