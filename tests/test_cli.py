@@ -201,7 +201,8 @@ def test_help_lists_the_stages_found_at_runtime_apart_from_the_commands(run_filt
 
     assert {"l1", "l2", "meanscale", "explode"} <= words(stages)
     assert "Divide each feature by its mean absolute training value" in stages
-    assert words(commands) == {"apply", "evaluate", "explain", "help", "info", "plugins", "predict", "train", "update"}
+    expected = {"apply", "evaluate", "explain", "export", "help", "info", "plugins", "predict", "train", "update"}
+    assert words(commands) == expected
 
 
 def test_stage_help_shows_its_options_and_plugin(run_filterkit):

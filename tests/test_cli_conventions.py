@@ -40,7 +40,8 @@ class TestHelp:
         result = run_filterkit("help", "selekt")
         assert result.status == 2
         assert "no stage or command called 'selekt' (stages: acc, acc2," in result.stderr
-        assert "commands: apply, evaluate, explain, help, info, plugins, predict, train, update)" in result.stderr
+        commands = "apply, evaluate, explain, export, help, info, plugins, predict, train, update"
+        assert f"commands: {commands})" in result.stderr
 
     @pytest.mark.parametrize(
         "argv",
@@ -147,7 +148,7 @@ class TestShellCompletion:
         assert completions(str(IRIS), "--po") == ["plain,--positive"]
 
     def test_commands_and_files_as_the_first_word_and_topics_after_help(self, completions):
-        commands = ("apply", "evaluate", "explain", "help", "info", "plugins", "predict", "train", "update")
+        commands = ("apply", "evaluate", "explain", "export", "help", "info", "plugins", "predict", "train", "update")
         assert completions("") == [f"plain,{c}" for c in commands] + ["file,"]
         assert completions("help", "s") == ["plain,select", "plain,shape"]
 

@@ -87,10 +87,12 @@ def test_fbr_falls_back_above_every_score_where_the_best_f1_is_not_above_the_flo
 
 
 def sonar() -> tuple[np.ndarray, np.ndarray]:
-    """Sonar's features, each row divided by its L2 norm (``l2``), and whether it is a mine."""
+    """Sonar's features, each row divided by its L2 norm summed in column order as ``l2`` sums it (a cumulative
+    sum adds one value after another), and whether it is a mine."""
     data = arff.loads(SONAR.read_text())["data"]
     features = np.array([row[:-1] for row in data], dtype=np.float64)
-    return features / np.linalg.norm(features, axis=1, keepdims=True), np.array([row[-1] == "Mine" for row in data])
+    norms = np.sqrt(np.cumsum(features * features, axis=1)[:, -1:])
+    return features / norms, np.array([row[-1] == "Mine" for row in data])
 
 
 def out_of_fold_probabilities(features, positives, C: float, folds: int, seed: int) -> np.ndarray:
