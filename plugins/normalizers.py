@@ -18,7 +18,7 @@ from typing import cast
 
 import numpy as np
 
-from filterkit.export.steps import Normalize
+from filterkit.export.steps import Normalize, Presence
 from filterkit.kernels import normalize_stored
 from filterkit.plugin import (
     Chunk,
@@ -110,6 +110,10 @@ class PresenceBinarizer(ValueMapped):
     def preserves_zeros(self) -> bool:
         """0 is absence."""
         return True
+
+    def exported_step(self) -> Presence:
+        """The stage in an exported scorer (:mod:`filterkit.export`): presence of the same features."""
+        return Presence(self.features)
 
     def value_map(self):
         """1 where x ≠ 0, 0 where x = 0, NaN stays NaN."""

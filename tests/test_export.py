@@ -43,6 +43,7 @@ BINARY_CHAINS = {
     "hashing": f"{DEFAULTS} --hash 12 chi --multiply l2",
     "no-scale": "words --counts --delimiters ' .,;:—…“”«»' bns --no-scale l2",
     "scaled-presence": "words --lowercase ig select --top 50 l1",
+    "binarize": "words --counts --lowercase binarize bns --multiply l2",
 }
 
 HOSTILE_DOCUMENTS = [
@@ -293,7 +294,12 @@ def test_the_model_is_never_overwritten_by_its_own_export(folder):
     assert model.read_bytes() == before
 
 
-WORD_COUNT_CHAINS = {"shape": "shape bns l2", "bns": "bns --multiply l2", "idf": "idf --presence --multiply l2"}
+WORD_COUNT_CHAINS = {
+    "shape": "shape bns l2",
+    "bns": "bns --multiply l2",
+    "idf": "idf --presence --multiply l2",
+    "binarize": "binarize l2",
+}
 
 
 @pytest.mark.parametrize("name", list(WORD_COUNT_CHAINS))

@@ -16,7 +16,7 @@ from importlib.resources import files
 import numpy as np
 
 from filterkit.errors import FilterkitError
-from filterkit.export.steps import Keep, Normalize, NotExportable, Scale, Shape, Step, Unchanged, Words
+from filterkit.export.steps import Keep, Normalize, NotExportable, Presence, Scale, Shape, Step, Unchanged, Words
 from filterkit.schema import NUMERIC
 
 #: ln(1 + c) of the whole counts below this is read from a table numpy computed (``--log-tf``); past it (a word
@@ -66,6 +66,7 @@ def c_source(model) -> str:
             ("SHAPE", "scorer_shape_values"),
             ("COPIES", "scorer_shape_copies"),
             ("SCALE", "scorer_scale_values"),
+            ("PRESENCE", "scorer_presence"),
             ("NORMALIZE", "scorer_normalize"),
         )
     )
@@ -179,6 +180,8 @@ def _step_data(step: Step, number: int) -> str:
         )
     if isinstance(step, Keep):
         return _positions(name, step.columns)
+    if isinstance(step, Presence):
+        return _positions(name, step.acted)
     if isinstance(step, Normalize):
         return _positions(name, step.acted)
     return ""
@@ -212,6 +215,8 @@ def _step_call(step: Step, number: int) -> str:
         return f"scorer_scale_values(v, &{name});"
     if isinstance(step, Keep):
         return f"scorer_renumber(v, &{name});"
+    if isinstance(step, Presence):
+        return f"scorer_presence(v, &{name});"
     if isinstance(step, Normalize):
         if step.order not in (1, 2):
             raise FilterkitError(f"a norm of order {step.order}: an exported scorer has l1 and l2")

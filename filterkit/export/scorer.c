@@ -231,6 +231,17 @@ scorer_scale_values(scorer_vector *v, const scorer_scale *s)
 }
 #endif
 
+#if SCORER_USES_PRESENCE
+/* binarize (plugins/normalizers.py): 1 where the value is not 0, missing stays missing. */
+static void
+scorer_presence(scorer_vector *v, const scorer_positions *acted)
+{
+    for (size_t i = 0; i < v->n; i++)
+        if (scorer_position(acted, v->column[i]) >= 0 && !isnan(v->value[i]))
+            v->value[i] = v->value[i] != 0 ? 1.0 : 0.0;
+}
+#endif
+
 /* Columns kept and renumbered (select; the classifier's numeric features): each column's new number, -1 if left
  * out.  The numbers rise with the columns, so the order stays ascending. */
 static void

@@ -58,6 +58,13 @@ class Scale:
 
 
 @dataclass(frozen=True)
+class Presence:
+    """Each column of ``acted`` 1 where it is not 0, missing where it is missing (``binarize``)."""
+
+    acted: np.ndarray
+
+
+@dataclass(frozen=True)
 class Keep:
     """Only the columns ``columns`` (ascending) kept, renumbered 0, 1, … (``select``)."""
 
@@ -77,7 +84,7 @@ class Unchanged:
     """A stage that changes no value of a document (``--no-scale``)."""
 
 
-Step = Words | Shape | Scale | Keep | Normalize | Unchanged
+Step = Words | Shape | Scale | Presence | Keep | Normalize | Unchanged
 
 
 def words_step(stage) -> Words:
