@@ -135,45 +135,12 @@ number_after(Vocabulary *shared, Vocabulary *self, const char *bytes, Py_ssize_t
     return found < 0 ? found : found + shared->n;
 }
 
-/* MurmurHash3 x86 32-bit (Austin Appleby) with seed 0, its blocks read little-endian whatever the machine:
- * scikit-learn's murmurhash3_32, with which HashingVectorizer hashes a token's UTF-8 bytes. */
-static uint32_t
-murmur3(const unsigned char *bytes, Py_ssize_t length)
-{
-    uint32_t h = 0, k;
-    Py_ssize_t whole = length & ~(Py_ssize_t)3;
-    for (Py_ssize_t i = 0; i < whole; i += 4) {
-        k = (uint32_t)bytes[i] | (uint32_t)bytes[i + 1] << 8 | (uint32_t)bytes[i + 2] << 16 |
-            (uint32_t)bytes[i + 3] << 24;
-        k *= 0xcc9e2d51u;
-        k = k << 15 | k >> 17;
-        h ^= k * 0x1b873593u;
-        h = (h << 13 | h >> 19) * 5 + 0xe6546b64u;
-    }
-    k = 0;
-    switch (length & 3) {
-    case 3:
-        k ^= (uint32_t)bytes[whole + 2] << 16;
-        /* fall through */
-    case 2:
-        k ^= (uint32_t)bytes[whole + 1] << 8;
-        /* fall through */
-    case 1:
-        k = (k ^ bytes[whole]) * 0xcc9e2d51u;
-        h ^= (k << 15 | k >> 17) * 0x1b873593u;
-    }
-    h ^= (uint32_t)length;
-    h = (h ^ h >> 16) * 0x85ebca6bu;
-    h = (h ^ h >> 13) * 0xc2b2ae35u;
-    return h ^ h >> 16;
-}
-
 /* A token's column among ``n_columns`` (a power of two) as HashingVectorizer's: |h| mod n_columns of the
  * signed 32-bit hash h (|-2**31| is 2**31, as its special case gives for a power of two). */
 static Py_ssize_t
 column_of(const char *bytes, Py_ssize_t length, Py_ssize_t n_columns)
 {
-    uint32_t h = murmur3((const unsigned char *)bytes, length);
+    uint32_t h = murmur3_32((const unsigned char *)bytes, length);
     uint32_t magnitude = h >> 31 ? 0u - h : h;
     return (Py_ssize_t)(magnitude & (uint32_t)(n_columns - 1));
 }

@@ -46,55 +46,6 @@ typedef struct {
     words_scratch token, lowered, spans;
 } words_counting;
 
-/* Whether ``n`` bytes are ASCII, eight at a time. */
-static int
-words_all_ascii(const unsigned char *bytes, size_t n)
-{
-    uint64_t seen = 0;
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        uint64_t word;
-        memcpy(&word, bytes + i, 8);
-        seen |= word;
-    }
-    for (; i < n; i++)
-        seen |= bytes[i];
-    return (seen & UINT64_C(0x8080808080808080)) == 0;
-}
-
-/* Whether ``n`` bytes are UTF-8 as Python's strict decoder takes it: no overlong form, no surrogate, nothing past
- * U+10FFFF, no sequence cut short. */
-static int
-words_valid_utf8(const unsigned char *bytes, size_t n)
-{
-    for (size_t i = 0; i < n;) {
-        unsigned lead = bytes[i];
-        if (lead < 0x80) {
-            i++;
-            continue;
-        }
-        if (lead >= 0xC2 && lead <= 0xDF) {
-            if (i + 1 >= n || (bytes[i + 1] & 0xC0) != 0x80)
-                return 0;
-            i += 2;
-            continue;
-        }
-        size_t size = lead >= 0xE0 && lead <= 0xEF ? 3 : lead >= 0xF0 && lead <= 0xF4 ? 4 : 0;
-        if (size == 0 || size > n - i)
-            return 0;
-        unsigned second = bytes[i + 1];
-        unsigned low = lead == 0xE0 ? 0xA0 : lead == 0xF0 ? 0x90 : 0x80;
-        unsigned high = lead == 0xED ? 0x9F : lead == 0xF4 ? 0x8F : 0xBF;
-        if (second < low || second > high)
-            return 0;
-        for (size_t k = 2; k < size; k++)
-            if ((bytes[i + k] & 0xC0) != 0x80)
-                return 0;
-        i += size;
-    }
-    return 1;
-}
-
 /* The bytes of the code point whose first byte is ``lead`` (valid UTF-8). */
 static size_t
 words_point_size(unsigned char lead)
@@ -227,43 +178,11 @@ words_room(words_scratch *scratch, size_t needed)
     return 1;
 }
 
-/* MurmurHash3 x86 32-bit with seed 0 (scikit-learn's murmurhash3_32), its blocks read little-endian. */
-static uint32_t
-words_murmur3(const unsigned char *bytes, size_t n)
-{
-    uint32_t h = 0, k;
-    size_t whole = n & ~(size_t)3;
-    for (size_t i = 0; i < whole; i += 4) {
-        k = (uint32_t)bytes[i] | (uint32_t)bytes[i + 1] << 8 | (uint32_t)bytes[i + 2] << 16 |
-            (uint32_t)bytes[i + 3] << 24;
-        k *= 0xcc9e2d51u;
-        k = k << 15 | k >> 17;
-        h ^= k * 0x1b873593u;
-        h = (h << 13 | h >> 19) * 5 + 0xe6546b64u;
-    }
-    k = 0;
-    switch (n & 3) {
-    case 3:
-        k ^= (uint32_t)bytes[whole + 2] << 16;
-        /* fall through */
-    case 2:
-        k ^= (uint32_t)bytes[whole + 1] << 8;
-        /* fall through */
-    case 1:
-        k = (k ^ bytes[whole]) * 0xcc9e2d51u;
-        h ^= (k << 15 | k >> 17) * 0x1b873593u;
-    }
-    h ^= (uint32_t)n;
-    h = (h ^ h >> 16) * 0x85ebca6bu;
-    h = (h ^ h >> 13) * 0xc2b2ae35u;
-    return h ^ h >> 16;
-}
-
 /* The magnitude of the signed 32-bit hash, HashingVectorizer's |h| (|-2**31| is 2**31). */
 static uint32_t
 words_magnitude(const unsigned char *bytes, size_t n)
 {
-    uint32_t h = words_murmur3(bytes, n);
+    uint32_t h = murmur3_32(bytes, (ptrdiff_t)n);
     return h >> 31 ? 0u - h : h;
 }
 
@@ -724,7 +643,7 @@ words_count_characters(words_counting *c, const unsigned char *text, size_t n)
 static long
 words_count(const unsigned char *utf8, size_t n, WordPair **pairs, size_t *allocated)
 {
-    if (!words_all_ascii(utf8, n) && !words_valid_utf8(utf8, n))
+    if (!all_ascii(utf8, (ptrdiff_t)n) && !valid_utf8(utf8, (ptrdiff_t)n))
         return -1;
     words_counting c;
     c.pairs = pairs;

@@ -155,6 +155,7 @@ def words_source(stage: Any) -> str:
         _table_source("WORDS_VOCABULARY", settings.words),
         _table_source("WORDS_STOP", settings.stop_words),
         _unicode_source(),
+        resources.files("filterkit").joinpath("ascii_bytes.h").read_text(encoding="utf-8"),
         resources.files("filterkit.export").joinpath("tokens.c").read_text(encoding="utf-8"),
     ]
     return "".join(parts)
