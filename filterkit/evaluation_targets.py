@@ -179,7 +179,7 @@ def label_fold(
         record["threshold"] = [fit.get("threshold") for fit in described]
     if label_pulls:
         classifiers = [(call, *features) for call, features in zip(calls, seen)]
-        record[FOLD_RECORD] = label_set_pulls(classifiers, truth.any(axis=0), dataset.truth[test], label_pulls)
+        record[FOLD_RECORD] = label_set_pulls(classifiers, dataset.truth[test], label_pulls)
     return {**record, CHAIN_WARNINGS: warnings} if warnings else record
 
 

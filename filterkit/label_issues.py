@@ -145,16 +145,21 @@ def fold_pulls(call, fitted, features, truth: np.ndarray, top: int) -> dict:
     return named_pulls(call, lambda: feature_names(schema, [schema.index_of(fitted.class_name)]), features, truth, top)
 
 
+#: Why a fold's classifier gave no probabilities, and what to do.
+NO_PROBABILITIES = (
+    "--label-issues needs each row's class probabilities, which {origin} did not give in a fold: svm gives them "
+    "unless --svm-decision margin, and with platt-cv only where each class has training rows enough for the inner "
+    "cross-validation that fits its sigmoid (--svm-decision platt fits it on the training rows)"
+)
+
+
 def named_pulls(call, names_of: Callable[[], list[str]], features, truth: np.ndarray, top: int) -> dict:
     """:func:`fold_pulls` with the features' names given by ``names_of()`` (asked only where a row is pulled):
     each pull is the contribution value × weight of :meth:`~filterkit.trained.TrainedModel.explain_chunk`,
     toward the suggested class less toward the given one (two classes: the positive class's contribution, its
     sign turned toward the suggested class).  No pulls from a classifier without weights."""
     if not call.provides("has_probabilities"):
-        raise FilterkitError(
-            f"--label-issues needs each row's class probabilities, which {call.origin} does not give "
-            "(svm gives them unless --svm-decision margin)"
-        )
+        raise FilterkitError(NO_PROBABILITIES.format(origin=call.origin))
     labels = np.asarray(truth, dtype=np.int64)
     columns = 1 if truth.dtype == bool else None
     raw = np.asarray(call("probabilities", features), dtype=np.float64).reshape(len(labels), columns or -1)
@@ -177,18 +182,21 @@ def named_pulls(call, names_of: Callable[[], list[str]], features, truth: np.nda
     return {"probabilities": probabilities, "pulls": pulls, "binary": columns == 1}
 
 
-def label_set_pulls(classifiers: list[tuple], constants: np.ndarray, truth: np.ndarray, top: int) -> dict:
+def label_set_pulls(classifiers: list[tuple], truth: np.ndarray, top: int) -> dict:
     """A fold's test rows for ``--label-issues`` on label sets (``truth``: test rows × labels): each label's
     probability p (rows × labels) and, keyed by (row, label position), the ``top`` words pulling a row toward the
     value of the label p suggests where it is not the given one (:func:`named_pulls`).  ``classifiers`` holds per
     label its classifier's call, the test rows' features and a function giving their names, the call None for a
-    label constant in the training rows: its p is then that constant (``constants``, per label), 1 or 0, as its
-    decision is, and it pulls no row."""
-    probabilities = np.empty(truth.shape)
+    label constant in the training rows.  A label the fold cannot judge, constant in its training rows or too rare
+    there for its classifier's probabilities, is not judged: its p is the given value (never an issue) and it pulls
+    no row; FilterkitError where no label of the fold has probabilities (``--svm-decision margin``)."""
+    probabilities = truth.astype(np.float64)
     pulls: dict[tuple[int, int], list] = {}
+    fitted = [call for call, _, _ in classifiers if call is not None]
+    if fitted and not any(call.provides("has_probabilities") for call in fitted):
+        raise FilterkitError(NO_PROBABILITIES.format(origin=fitted[0].origin))
     for label, (call, features, names_of) in enumerate(classifiers):
-        if call is None:
-            probabilities[:, label] = float(constants[label])
+        if call is None or not call.provides("has_probabilities"):
             continue
         found = named_pulls(call, names_of, features, truth[:, label], top)
         probabilities[:, label] = found["probabilities"][:, 1]

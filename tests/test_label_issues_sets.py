@@ -108,13 +108,35 @@ def test_only_a_label_confidently_of_the_other_value_flags_its_row():
     np.testing.assert_array_equal(ranked_label_set_issues(flagged, quality), cleanlab_multilabel(truth, probabilities))
 
 
-def test_a_label_without_a_classifier_has_its_constant_as_probability_and_no_pulls():
-    """A label constant in a fold's training rows has no classifier: its test rows' probability is that constant,
-    1 (held by every training row) or 0, as evaluate decides it, and no row is pulled by it."""
-    truth = np.array([[True, False], [False, False]])
-    found = label_set_pulls([(None, None, list), (None, None, list)], np.array([True, False]), truth, 5)
-    np.testing.assert_array_equal(found["probabilities"], [[1.0, 0.0], [1.0, 0.0]])
+def test_a_label_without_a_classifier_is_not_judged_in_its_fold():
+    """A label constant in a fold's training rows has no classifier: its test rows' probability is their given
+    value, so that the fold flags none of them by it, and no row is pulled by it."""
+    truth = np.array([[True, False], [False, True]])
+    found = label_set_pulls([(None, None, list), (None, None, list)], truth, 5)
+    np.testing.assert_array_equal(found["probabilities"], [[1.0, 0.0], [0.0, 1.0]])
     assert found["pulls"] == {}
+    assert not per_label_issues(truth, found["probabilities"]).any()
+
+
+@pytest.mark.parametrize("held_by", [1, 2])
+def test_a_label_too_rare_for_a_fold_s_probabilities_is_not_judged_and_the_others_are(tmp_path, run_filterkit, held_by):
+    """A label of one or two rows has too few in a fold's training rows for the inner cross-validation that fits its
+    sigmoid: that label is not judged there (the run once stopped with 'svm does not give probabilities'), the
+    others are, and row 46 is still found."""
+    source = mislabelled_sets(tmp_path).read_text(encoding="utf-8").splitlines()
+    header = source.index("@attribute b {0,1}")
+    source[0] = "@relation 'sets: -C 3'"
+    source.insert(header + 1, "@attribute c {0,1}")
+    data = source.index("@data")
+    source[data + 1 :] = [f"{row[:4]}{int(k < held_by)},{row[4:]}" for k, row in enumerate(source[data + 1 :])]
+    path = tmp_path / "rare.arff"
+    path.write_text("\n".join(source) + "\n", encoding="utf-8")
+    issues = tmp_path / "issues.csv"
+    result = run_filterkit("evaluate", "-q", "--folds", "3", "--label-issues", issues, path, "l2")
+    assert result.status == 0, result.stderr
+    table = list(csv.DictReader(io.StringIO(issues.read_text(encoding="utf-8"))))
+    assert [line["row"] for line in table[:2]] == ["46", "46"]
+    assert {line["label"] for line in table} <= {"a", "b"}
 
 
 def found_by_evaluate(path, words: list[str], settings: Settings) -> LabelSetIssues:
@@ -204,5 +226,5 @@ def test_label_sets_need_each_label_s_probabilities(tmp_path, run_filterkit):
     argv = ["evaluate", "-q", "--folds", "3", "--svm-decision", "margin", "--label-issues", issues]
     result = run_filterkit(*argv, mislabelled_sets(tmp_path), "l2")
     assert result.status != 0
-    assert "--label-issues needs each row's class probabilities" in result.stderr
+    assert "--label-issues needs each row's class probabilities" in result.stderr and "--svm-decision" in result.stderr
     assert not issues.exists()
