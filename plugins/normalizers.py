@@ -54,7 +54,7 @@ class RowNormalizer(ValueMapped):
             return chunk.with_stored(self._normalized_stored(rows, rows.data), rows)
         # the same kernel on the block's non-zero values, so that a row's norm sums in column order whether the
         # rows came dense or sparse (numpy's pairwise nansum of a wide row rounded otherwise)
-        values = chunk.values.copy()
+        values = np.array(chunk.values, dtype=np.float64)  # a copy, in the kernel's type
         block = values[:, self.features]
         stored = block != 0  # NaN included: the kernel leaves it out of the norm and keeps it missing
         indptr = np.concatenate([[0], np.cumsum(stored.sum(axis=1))]).astype(np.int64)
