@@ -13,6 +13,7 @@ from filterkit.classifier import CLASSIFIER_DECLARATIONS
 from filterkit.contract import called, declaration_problem
 from filterkit.errors import FilterkitError
 from filterkit.schema import NOMINAL, NUMERIC, Chunk, Schema
+from filterkit.stage_parts import renumbered_columns
 
 
 def refuse_featureless_chain(chain: str, schema: Schema, class_index: int) -> None:
@@ -36,10 +37,10 @@ def classifier_matrix(schema: Schema, chunk: Chunk, class_index) -> sp.csr_matri
     (a ``schema`` :func:`refuse_featureless_chain` accepts); ``class_index`` may be several positions (labels)."""
     matrix = sp.csr_matrix(chunk.values)
     blocks = []
-    numeric = schema.positions_of(NUMERIC)
-    numeric = numeric[~np.isin(numeric, class_index)]
-    if len(numeric):
-        blocks.append(matrix[:, numeric])
+    new_index, n_numeric = _numeric_features(schema, class_index)
+    if n_numeric:
+        data, indices, indptr, shape = renumbered_columns(matrix, new_index, n_numeric)
+        blocks.append(sp.csr_matrix((data, indices, indptr), shape=shape))
     for position in schema.positions_of(NOMINAL).tolist():
         attribute = schema.attributes[position]
         if not np.isin(position, class_index):
@@ -55,6 +56,24 @@ def classifier_matrix(schema: Schema, chunk: Chunk, class_index) -> sp.csr_matri
     features.data = np.nan_to_num(features.data, nan=0.0)
     features.eliminate_zeros()
     return features
+
+
+def _numeric_features(schema: Schema, class_index) -> tuple[np.ndarray, int]:
+    """Per column of ``schema``, its number among the classifier's numeric features (−1: not one, the class or
+    labels ``class_index`` left out) and how many there are: made once per schema and class, as
+    :meth:`Schema.positions_of` is (a one-document predict of a 121,093-word model spent 0.5 of its 1.4 ms
+    selecting the columns by a fancy index and ``np.isin``, both sorting every column's position)."""
+    key = tuple(np.atleast_1d(class_index).tolist())
+    made = schema.__dict__.setdefault("_numeric_features", {})
+    found = made.get(key)
+    if found is None:
+        numeric = schema.positions_of(NUMERIC)
+        numeric = numeric[~np.isin(numeric, class_index)]
+        new_index = np.full(len(schema.attributes), -1, dtype=np.int64)
+        new_index[numeric] = np.arange(len(numeric))
+        new_index.flags.writeable = False
+        found = made[key] = (new_index, len(numeric))
+    return found
 
 
 class CheckedClassifier:

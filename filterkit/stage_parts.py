@@ -21,12 +21,18 @@ if TYPE_CHECKING:
 def kept_columns(rows: CsrArrays, columns: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple[int, int]]:
     """CSR arrays holding only ``columns`` (sorted, distinct) of ``rows``, renumbered 0…len − 1:
     ``(data, indices, indptr, shape)``, each row's entries in their stored order."""
-    new_index = feature_positions(rows.shape[1], columns)
+    return renumbered_columns(rows, feature_positions(rows.shape[1], columns), len(columns))
+
+
+def renumbered_columns(
+    rows: CsrArrays, new_index: np.ndarray, width: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple[int, int]]:
+    """:func:`kept_columns` given each column's new number (``new_index``, −1: left out) and how many are kept."""
     renumbered = new_index[rows.indices]
     keep = renumbered >= 0
     kept_before = np.zeros(len(keep) + 1, dtype=np.int64)
     np.cumsum(keep, out=kept_before[1:])
-    return rows.data[keep], renumbered[keep], kept_before[rows.indptr], (rows.shape[0], len(columns))
+    return rows.data[keep], renumbered[keep], kept_before[rows.indptr], (rows.shape[0], width)
 
 
 class AttributeSubset(Updatable):
