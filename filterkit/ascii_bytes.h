@@ -67,6 +67,34 @@ valid_utf8(const unsigned char *bytes, ptrdiff_t length)
     return 1;
 }
 
+/* Write the code point ``point`` as UTF-8 at ``out`` (room for 4 bytes), surrogates as Python's ``surrogatepass``
+ * does; its length. */
+static inline int
+write_code_point(uint32_t point, void *out)
+{
+    unsigned char *bytes = out;
+    if (point < 0x80) {
+        bytes[0] = (unsigned char)point;
+        return 1;
+    }
+    if (point < 0x800) {
+        bytes[0] = (unsigned char)(0xC0 | point >> 6);
+        bytes[1] = (unsigned char)(0x80 | (point & 0x3F));
+        return 2;
+    }
+    if (point < 0x10000) {
+        bytes[0] = (unsigned char)(0xE0 | point >> 12);
+        bytes[1] = (unsigned char)(0x80 | (point >> 6 & 0x3F));
+        bytes[2] = (unsigned char)(0x80 | (point & 0x3F));
+        return 3;
+    }
+    bytes[0] = (unsigned char)(0xF0 | point >> 18);
+    bytes[1] = (unsigned char)(0x80 | (point >> 12 & 0x3F));
+    bytes[2] = (unsigned char)(0x80 | (point >> 6 & 0x3F));
+    bytes[3] = (unsigned char)(0x80 | (point & 0x3F));
+    return 4;
+}
+
 /* MurmurHash3 x86 32-bit (Austin Appleby) with seed 0, its blocks read little-endian whatever the machine:
  * scikit-learn's murmurhash3_32, with which HashingVectorizer hashes a token's UTF-8 bytes. */
 static inline uint32_t

@@ -42,33 +42,6 @@ read_code_point(const unsigned char *bytes, Py_ssize_t *at)
     return point;
 }
 
-/* Write ``point`` as UTF-8 at ``out`` (room for 4 bytes), surrogates as ``surrogatepass`` does; its length. */
-static inline int
-write_code_point(Py_UCS4 point, char *out)
-{
-    unsigned char *bytes = (unsigned char *)out;
-    if (point < 0x80) {
-        bytes[0] = (unsigned char)point;
-        return 1;
-    }
-    if (point < 0x800) {
-        bytes[0] = (unsigned char)(0xC0 | point >> 6);
-        bytes[1] = (unsigned char)(0x80 | (point & 0x3F));
-        return 2;
-    }
-    if (point < 0x10000) {
-        bytes[0] = (unsigned char)(0xE0 | point >> 12);
-        bytes[1] = (unsigned char)(0x80 | (point >> 6 & 0x3F));
-        bytes[2] = (unsigned char)(0x80 | (point & 0x3F));
-        return 3;
-    }
-    bytes[0] = (unsigned char)(0xF0 | point >> 18);
-    bytes[1] = (unsigned char)(0x80 | (point >> 12 & 0x3F));
-    bytes[2] = (unsigned char)(0x80 | (point >> 6 & 0x3F));
-    bytes[3] = (unsigned char)(0x80 | (point & 0x3F));
-    return 4;
-}
-
 /* The room lowercasing ``length`` bytes of UTF-8 may take: a code point of two bytes or more maps to at most three
  * code points, each of at most four bytes (in Unicode 14 the most is 1.5 times its bytes: U+0130, U+023A, U+023E);
  * ASCII maps to ASCII. */

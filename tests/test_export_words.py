@@ -74,7 +74,7 @@ int main(void) {
     for (uint32_t point = 0; point < 0x110000; point++) {
         if (point >= 0xD800 && point < 0xE000)
             continue;
-        size_t n = words_write_point(point, in), lowered = words_lower(in, n, out);
+        size_t n = write_code_point(point, in), lowered = words_lower(in, n, out);
         printf("%d", (words_flags(point) & WORDS_SPACE) != 0);
         for (size_t k = 0; k < lowered; k += words_point_size(out[k]))
             printf(" %lx", (unsigned long)words_point_at(out + k));
@@ -287,7 +287,7 @@ def test_every_name_defined_is_the_tokenizers_and_every_table_constant(corpus):
     settings = re.findall(r"^#define (\w+)", source, re.MULTILINE)
     assert "words_count" in functions and "WORDS_VOCABULARY_SLOTS" in tables and "WORDS_STOP_SLOTS" in tables
     # besides WordPair, the names of ascii_bytes.h, which the compiled modules share with the scorer
-    shared = {"WordPair", "all_ascii", "valid_utf8", "murmur3_32", "FILTERKIT_ASCII_BYTES_H"}
+    shared = {"WordPair", "all_ascii", "valid_utf8", "write_code_point", "murmur3_32", "FILTERKIT_ASCII_BYTES_H"}
     named = [name for name in functions + tables + types + settings if name not in shared]
     assert [name for name in named if not name.lower().startswith("words_")] == []
     # no static data but constant tables: nothing a call shares with another to write

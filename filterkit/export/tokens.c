@@ -64,32 +64,6 @@ words_point_at(const unsigned char *bytes)
     return point;
 }
 
-/* Write ``point`` as UTF-8 at ``out``; its length. */
-static size_t
-words_write_point(uint32_t point, unsigned char *out)
-{
-    if (point < 0x80) {
-        out[0] = (unsigned char)point;
-        return 1;
-    }
-    if (point < 0x800) {
-        out[0] = (unsigned char)(0xC0 | point >> 6);
-        out[1] = (unsigned char)(0x80 | (point & 0x3F));
-        return 2;
-    }
-    if (point < 0x10000) {
-        out[0] = (unsigned char)(0xE0 | point >> 12);
-        out[1] = (unsigned char)(0x80 | (point >> 6 & 0x3F));
-        out[2] = (unsigned char)(0x80 | (point & 0x3F));
-        return 3;
-    }
-    out[0] = (unsigned char)(0xF0 | point >> 18);
-    out[1] = (unsigned char)(0x80 | (point >> 12 & 0x3F));
-    out[2] = (unsigned char)(0x80 | (point >> 6 & 0x3F));
-    out[3] = (unsigned char)(0x80 | (point & 0x3F));
-    return 4;
-}
-
 /* The number of a code point's record in the Unicode table. */
 static unsigned
 words_record(uint32_t point)
@@ -145,14 +119,14 @@ words_lower(const unsigned char *bytes, size_t n, unsigned char *out)
         uint32_t point = words_point_at(bytes + at);
         unsigned record = words_record(point);
         if (point == 0x3A3)
-            written += words_write_point(words_final_sigma(bytes, n, at) ? 0x3C2 : 0x3C3, out + written);
+            written += write_code_point(words_final_sigma(bytes, n, at) ? 0x3C2 : 0x3C3, out + written);
         else if (WORDS_FLAGS[record] & WORDS_SPECIAL) {
             const uint32_t *mapping = WORDS_SPECIAL_LOWER + 4 * (size_t)WORDS_LOWER_DELTA[record];
             for (uint32_t k = 1; k <= mapping[0]; k++)
-                written += words_write_point(mapping[k], out + written);
+                written += write_code_point(mapping[k], out + written);
         }
         else
-            written += words_write_point((uint32_t)((int32_t)point + WORDS_LOWER_DELTA[record]), out + written);
+            written += write_code_point((uint32_t)((int32_t)point + WORDS_LOWER_DELTA[record]), out + written);
         at += words_point_size(lead);
     }
     return written;
