@@ -152,18 +152,22 @@ def rows_of(text: bytes) -> list[dict]:
     return list(csv.DictReader(io.StringIO(text.decode())))
 
 
-@pytest.fixture(scope="module")
-def sonar_models(tmp_path_factory):
-    """Models of sonar's mines, at C = 1, with the fixed cut and with f1's."""
+def sonar_models_cut_by(folder: Path, rules: tuple[str, ...]) -> dict[str, Path]:
+    """Models of sonar's mines, at C = 1, one cut by each ``--svm-threshold`` rule of ``rules``, by that rule."""
     from filterkit import cli
 
-    folder = tmp_path_factory.mktemp("thresholds")
     models = {}
-    for rule in ("fixed", "f1"):
-        models[rule] = folder / f"{rule}.json"
+    for rule in rules:
+        models[rule] = folder / f"{rule.partition('@')[0]}.json"
         argv = ["train", "-q", "-o", str(models[rule]), "--positive", "Mine", "--svm-c-values", "1"]
         assert cli.run([*argv, "--svm-threshold", rule, str(SONAR), "l2"]) == 0
     return models
+
+
+@pytest.fixture(scope="module")
+def sonar_models(tmp_path_factory):
+    """Models of sonar's mines, at C = 1, with the fixed cut and with f1's."""
+    return sonar_models_cut_by(tmp_path_factory.mktemp("thresholds"), ("fixed", "f1"))
 
 
 def test_predict_applies_the_saved_threshold(run_filterkit, sonar_models):
@@ -578,15 +582,8 @@ def test_evaluate_records_each_fold_s_objective_cut_and_what_it_reached(run_filt
 @pytest.fixture(scope="module")
 def objective_models(tmp_path_factory):
     """Models of sonar's mines, at C = 1, cut by each objective."""
-    from filterkit import cli
-
-    folder = tmp_path_factory.mktemp("objectives")
-    models = {}
-    for rule in ("precision@recall=0.95", "recall@precision=0.85"):
-        models[rule] = folder / f"{rule.partition('@')[0]}.json"
-        argv = ["train", "-q", "-o", str(models[rule]), "--positive", "Mine", "--svm-c-values", "1"]
-        assert cli.run([*argv, "--svm-threshold", rule, str(SONAR), "l2"]) == 0
-    return models
+    rules = ("precision@recall=0.95", "recall@precision=0.85")
+    return sonar_models_cut_by(tmp_path_factory.mktemp("objectives"), rules)
 
 
 @pytest.mark.parametrize("rule", ["precision@recall=0.95", "recall@precision=0.85"])
