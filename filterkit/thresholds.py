@@ -1,7 +1,8 @@
 """Where a linear classifier's score becomes a decision (``svm --svm-threshold``; docs/algorithms.md §8.4.1): each
 column's cut chosen on the out-of-fold scores of the inner cross-validation, over every distinct score: the F1's
 (f1), Yang's SCutFBR as LibMultiLabel does it (fbr), fastText's autotune objectives (precision@recall,
-recall@precision), and per-class offsets on the out-of-fold macro-F1 (``--multiclass``).
+recall@precision), Lin & Lin's joint micro- and macro-F1 cut of every label of a label set (micro-macro), and
+per-class offsets on the out-of-fold macro-F1 (``--multiclass``).
 """
 
 from __future__ import annotations
@@ -13,8 +14,13 @@ import numpy as np
 
 from filterkit.errors import FilterkitError
 
-#: ``--svm-threshold``: the fixed cut (0.5, or 0 on the margin), or per class the out-of-fold F1's (f1, fbr).
-THRESHOLD_RULES = ("fixed", "f1", "fbr")
+#: ``--svm-threshold micro-macro``: Lin & Lin's micro+macro cuts (:func:`micro_macro_cuts`).  One column alone (a
+#: binary task, one label as its SVM fits it) is cut where its F1 is highest, as ``f1``; a label set's labels are
+#: cut together over every label's out-of-fold scores by :func:`recut_label_set`.
+MICRO_MACRO = "micro-macro"
+#: ``--svm-threshold``: the fixed cut (0.5, or 0 on the margin), or per class the out-of-fold F1's (f1, fbr), or
+#: Lin & Lin's micro+macro (micro-macro).
+THRESHOLD_RULES = ("fixed", "f1", "fbr", MICRO_MACRO)
 #: ``--svm-threshold NAME=VALUE``: fastText's autotune metrics as cuts on the out-of-fold scores, VALUE in (0, 1]
 #: the floor of the second quantity (:func:`precision_at_recall_cut`, :func:`recall_at_precision_cut`).
 OBJECTIVES = ("precision@recall", "recall@precision")
@@ -27,8 +33,8 @@ ONE_ROW_CLASS = "fixed: a class of one row"
 
 def threshold_objective(rule: str) -> tuple[str, float] | None:
     """``--svm-threshold``'s objective as (name, floor) (``precision@recall=0.9``: ("precision@recall", 0.9)),
-    None for fixed, f1 or fbr; a one-line FilterkitError for any other rule or a floor that is not a number in
-    (0, 1]."""
+    None for fixed, f1, fbr or micro-macro; a one-line FilterkitError for any other rule or a floor that is not a
+    number in (0, 1]."""
     if rule in THRESHOLD_RULES:
         return None
     name, equals, value = rule.partition("=")
@@ -142,6 +148,67 @@ def fbr_cut(scores: np.ndarray, positives: np.ndarray, floor: float) -> tuple[fl
     if best > floor:
         return cut, best, False
     return float(np.nextafter(np.max(scores), np.inf)), best, True
+
+
+def micro_macro_cuts(scores: list[np.ndarray | None], truth: np.ndarray) -> list[ColumnCut | None]:
+    """Lin & Lin's micro+macro thresholds (CIKM 2023, "On the thresholding strategy for infrequent labels in
+    multi-label classification", §4.3 and Supplementary D: the micromacro-freq rule of LibMultiLabel's
+    ``linear.train_thresholding``) on the out-of-fold ``scores`` of each label of ``truth`` (rows × labels; None:
+    a label without out-of-fold scores, left uncut and counted nowhere), one :class:`ColumnCut` per label.
+
+    The labels are cut one at a time, the most frequent first (on equal counts, in their order).  The m-th's cut
+    is the candidate of the largest micro-F1 + F1/m: the micro-F1 of its true and false positives and false
+    negatives added to those of the m − 1 labels cut before it, at their cuts, plus its own F1 over m (the F1s of
+    the labels cut before are constants, so this is the macro-F1 the rule optimises, less them).  A frequent label,
+    first, is cut at its own best F1; a rare one's few rows move micro-F1 little, so its cut is judged by the
+    collection's F-measure more than by its own few rows, which is what keeps it from the noise a cut on its F1
+    alone fits.  Every distinct score is a candidate, placed as :func:`f1_cut` places it, and so is no row at all
+    (a threshold just above the highest score, ``fell_back``), the highest candidate taken on a tie.  LibMultiLabel
+    cuts each of its three folds and averages the cuts; here one cut is made over the pooled out-of-fold rows of
+    the inner cross-validation, as :func:`f1_cut` is, and their counts are the ones added up.  Each objective is
+    one quotient of integer products (exact in float64 while they stay below 2**53), so equal objectives compare
+    equal."""
+    truth = np.asarray(truth, dtype=bool)
+    cut = [j for j, column in enumerate(scores) if column is not None]
+    order = sorted(cut, key=lambda j: -np.count_nonzero(truth[:, j]))
+    totals = np.zeros(3)
+    cuts: list[ColumnCut | None] = [None] * len(scores)
+    for labels, j in enumerate(order, start=1):
+        column = scores[j]
+        assert column is not None  # in ``cut``
+        cuts[j], counts = _micro_macro_cut(column, truth[:, j], totals, labels)
+        totals += counts
+    return cuts
+
+
+def _micro_macro_cut(scores: np.ndarray, positives: np.ndarray, totals: np.ndarray, labels: int) -> tuple:
+    """One label's cut by :func:`micro_macro_cuts`, the ``labels``-th cut, ``totals`` the true positives, false
+    positives and false negatives of those cut before; with its (true positives, false positives, false
+    negatives)."""
+    candidates = _Candidates(scores, positives)
+    hits = np.concatenate([[0], candidates.true_positives]).astype(np.float64)
+    predicted = np.concatenate([[0], candidates.predicted]).astype(np.float64)
+    false_positives, false_negatives = predicted - hits, candidates.positives - hits
+    micro = 2.0 * (totals[0] + hits)
+    micro_total = micro + totals[1] + false_positives + totals[2] + false_negatives
+    own_total = predicted + candidates.positives
+    objective = (micro * own_total * labels + 2.0 * hits * micro_total) / (micro_total * own_total * labels)
+    best = int(np.argmax(objective))
+    threshold = float(np.nextafter(np.max(scores), np.inf)) if best == 0 else candidates.cut(best - 1)
+    cut = ColumnCut(threshold, float(2.0 * hits[best] / own_total[best]), best == 0)
+    return cut, np.array([hits[best], false_positives[best], false_negatives[best]])
+
+
+def recut_label_set(classifiers: list, truth: np.ndarray) -> None:
+    """``--svm-threshold micro-macro`` on a label set: each label's classifier (None: a label constant in the
+    training rows ``truth``) that kept its out-of-fold scores (``out_of_fold_scores``: the svm under this rule,
+    whose own fit cut it as ``f1`` would) cut again by :func:`micro_macro_cuts` over every such label, through
+    its ``cut_at``; a classifier without them (another rule, another classifier, a class of one row) as it was.
+    To be called once every label is fitted, before predicting or saving."""
+    kept = [getattr(classifier, "out_of_fold_scores", None) for classifier in classifiers]
+    for classifier, cut in zip(classifiers, micro_macro_cuts(kept, truth)):
+        if cut is not None:
+            classifier.cut_at(cut)
 
 
 #: Out-of-fold gaps (:func:`_best_offset`) closer than this are taken as equal: no offset is placed between them.

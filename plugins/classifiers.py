@@ -17,6 +17,7 @@ from filterkit.plugin import (
     hookimpl,
 )
 from filterkit.thresholds import (
+    MICRO_MACRO,
     ONE_ROW_CLASS,
     ColumnCut,
     class_offsets,
@@ -146,6 +147,9 @@ class LinearSVM(Classifier):
     threshold_reached: list[tuple[float | None, float | None]] | None = None
     #: Why the fixed cut decides although ``--svm-threshold`` asked for another (:data:`ONE_ROW_CLASS`); None else.
     threshold_rule: str | None = None
+    #: ``--svm-threshold micro-macro``, one column: its out-of-fold scores, for a label set's joint cut
+    #: (:func:`filterkit.thresholds.recut_label_set`); not saved.  None else.
+    out_of_fold_scores: np.ndarray | None = None
     summary = "Linear SVM (liblinear); C by inner-CV AUC or F1 from a grid; Platt-calibrated probabilities (KDD'09 §4)."
     options = (
         Option("c_values", str, "0.01,0.1,1,10,100", "The C grid, comma-separated."),
@@ -200,7 +204,9 @@ class LinearSVM(Classifier):
             "(fbr: Yang's SCutFBR as LibMultiLabel's thresholding does it); or, binary tasks and labels, the cut "
             "of the highest out-of-fold precision among those of recall ≥ R (precision@recall=R), or of the "
             "highest recall among those of precision ≥ P, above every out-of-fold score where none reaches P "
-            "(recall@precision=P); R, P in (0, 1].",
+            "(recall@precision=P); R, P in (0, 1]; or, on a label set, each label's cut for the largest micro-F1 "
+            "plus macro-F1 of the labels' out-of-fold rows, the most frequent label first (micro-macro: Lin & "
+            "Lin's thresholding, as LibMultiLabel's; a binary task: as f1).",
         ),
         Option(
             "fbr_floor",
@@ -245,6 +251,11 @@ class LinearSVM(Classifier):
 
     def _refuse_class_cuts(self) -> None:
         """FilterkitError for a ``--svm-threshold`` that cuts one column alone, given several classes at once."""
+        if self.params["threshold"] == MICRO_MACRO:
+            raise FilterkitError(
+                "svm: --svm-threshold micro-macro cuts the labels of a label set, and --multiclass predicts one "
+                "class per row: use --svm-threshold f1"
+            )
         if self.params["threshold"] == "fbr":
             raise FilterkitError(
                 "svm: --svm-threshold fbr falls back to predicting a class for no row, and --multiclass predicts "
@@ -291,6 +302,7 @@ class LinearSVM(Classifier):
         )
         self.has_probabilities = self.sigmoids is not None
         self.thresholds = self.threshold_f1 = self.fell_back = self.threshold_rule = self.threshold_reached = None
+        self.out_of_fold_scores = None
         if self.params["threshold"] == "fixed":
             return self
         if held_out is None:
@@ -316,7 +328,12 @@ class LinearSVM(Classifier):
             self.thresholds, macro_f1 = class_offsets(scores, classes)
             self.threshold_f1 = [macro_f1]
             return
-        cut = self._cut(scores[:, 0], classes == columns[0])
+        self.cut_at(self._cut(scores[:, 0], classes == columns[0]))
+        if self.params["threshold"] == MICRO_MACRO:
+            self.out_of_fold_scores = scores[:, 0]
+
+    def cut_at(self, cut: ColumnCut) -> None:
+        """Decide the one column at ``cut`` (its threshold, out-of-fold F1, fallback, and an objective's reach)."""
         self.thresholds, self.threshold_f1, self.fell_back = np.array([cut.threshold]), [cut.f1], [cut.fell_back]
         if self.objective is not None:
             self.threshold_reached = [(cut.precision, cut.recall)]
@@ -324,7 +341,7 @@ class LinearSVM(Classifier):
     def _cut(self, scores: np.ndarray, positives: np.ndarray) -> ColumnCut:
         """One column's cut by ``--svm-threshold`` (:func:`f1_cut`, :func:`fbr_cut`, :func:`precision_at_recall_cut`,
         :func:`recall_at_precision_cut`) on its out-of-fold ``scores``."""
-        if self.objective is None and self.params["threshold"] == "f1":
+        if self.objective is None and self.params["threshold"] in ("f1", MICRO_MACRO):
             return ColumnCut(*f1_cut(scores, positives), False)
         if self.objective is None:
             return ColumnCut(*fbr_cut(scores, positives, self.params["fbr_floor"]))
