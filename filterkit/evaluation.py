@@ -131,8 +131,6 @@ def evaluate(
         task = task_of(source.schema, settings)
         registry = load_plugins(plugins_dir) if registry is None else registry
         progress = Progress() if progress is None else progress
-        if task.kind == LABEL_SET and engine != "local":
-            raise FilterkitError(f"--engine {engine} is not made for multi-label data yet: use --jobs")
         fits_of = target_fits if task.kind == LABEL_SET else class_fits
         fits = fits_of(task, (source, name, test, test_name), chains, settings, progress)
         if label_issues is not None:
@@ -572,13 +570,16 @@ def score_in_worker(plugins_dir, score, dataset, arguments: tuple, settings: Set
 @contextlib.contextmanager
 def _dask_results(registry, plugins_dir, fits: Fits, chains, settings: Settings, cluster: tuple, progress):
     """The results of ``fits`` as tasks on the Dask cluster at ``cluster``'s scheduler (None: a local one of its
-    workers), in their order; the rows are sent to every worker once."""
+    workers), in their order; the rows are sent to every worker once.  A scheduler's workers are first checked
+    for the chains' stages and the classifier (:meth:`~filterkit.distributed.DaskEngine.check_workers`)."""
     from filterkit.distributed import DaskEngine, results_in_order
 
     scheduler, workers = cluster
+    classifier = registry.classifiers[settings.classifier]
     with DaskEngine.connect(scheduler, plugins_dir, 0, progress, workers=workers) as engine:
         for chain in chains:
-            engine.check_workers(Chain([registry.make_stage(name, params) for name, params in chain.stages]))
+            stages = [registry.make_stage(name, params) for name, params in chain.stages]
+            engine.check_workers(Chain(stages), classifier)
         client = engine.client
         (shared,) = client.scatter([fits.dataset], broadcast=True)
         yield results_in_order(
