@@ -1,0 +1,680 @@
+"""``filterkit export MODEL --onnx OUT.onnx`` (issue 78): a trained model as an ONNX graph from the raw document
+string to ``predict``'s decision values and answer (docs/serving.md, "ONNX").
+
+The chain is the C scorer's (:mod:`filterkit.export.c_source`): the same steps (:mod:`filterkit.export.steps`), the
+same classifier columns and rules; only the ``words`` stage is read again for its tokenizer's settings
+(:func:`filterkit.export.words.refusal` refuses what the C cannot compute, and so refuses it here too).
+
+The graph works one document at a time (a ``Loop`` over the batch).  No operator that depends on a locale is used:
+
+- lowercasing is ``str.lower`` as a table of the code points it changes (a ``LabelEncoder``), applied to the
+  document's code points (a ``Tokenizer`` matching ``(?s:.)``) and joined again by halving (``StringConcat``); a
+  capital sigma is final or not by its context within its token, found from each code point's flags (cased,
+  case-ignorable) by counting.  Lowercasing the document before cutting it is cutting it then lowercasing its tokens
+  because lowercasing never makes a delimiter, a whitespace or a byte up to U+0020 of what is not one (checked at
+  export), delimiters are not lowercased, and a sigma's context stops at a delimiter;
+- tokens are the matches of a regular expression of explicit code points (RE2, UTF-8: no locale, no class);
+- words are looked up in a ``LabelEncoder`` of the vocabulary, hashed by the contributed ``MurmurHash3`` (seed 0,
+  signed, as scikit-learn's), counted by ``ScatterElements`` into a dense row of float64;
+- the numeric steps and the linear classifier are float64 arithmetic on that row.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cache
+from typing import Any
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+from filterkit.errors import FilterkitError
+from filterkit.export.c_source import _classifier_columns, _rules, _step
+from filterkit.export.steps import Keep, Normalize, Presence, Scale, Shape, Step, Unchanged, Words
+from filterkit.export.words import ALPHABETIC, CASE_IGNORABLE, CASED, CHARACTERS, SPACE, _checked, _unicode_properties
+
+#: The opsets the graph is written for: ONNX 20 (StringConcat), ai.onnx.ml 3 (LabelEncoder), com.microsoft 1
+#: (Tokenizer, MurmurHash3: onnxruntime's contributed operators).
+OPSETS = (("", 20), ("ai.onnx.ml", 3), ("com.microsoft", 1))
+#: The widest dense row the graph makes of a document (columns of float64 per document in flight).
+MOST_COLUMNS = 1 << 24
+#: The capital sigma and its two lowercases.
+SIGMA, SMALL_SIGMA, FINAL_SIGMA = "\u03a3", "\u03c3", "\u03c2"
+#: A code point's flags in the graph's table: cased and case-ignorable (as words.py finds them), lowercased by the
+#: table, and a boundary of a token (a delimiter, or whitespace to str.split for character n-grams).
+FLAG_CASED, FLAG_IGNORABLE, FLAG_CHANGED, FLAG_BOUNDARY = 1, 2, 4, 8
+#: Java's String.trim cuts these from an n-gram's ends.
+TRIMMED = "\x00-\x20"
+
+
+def onnx_model(model) -> bytes:
+    """The serialized ONNX graph of ``model`` (a chain starting with ``words``, a linear classifier); FilterkitError
+    naming the stage or setting that a graph cannot compute exactly."""
+    stages = list(model.chain.stages)
+    steps = [_step(stage) for stage in stages]
+    if not steps or not isinstance(steps[0], Words):
+        raise FilterkitError("the model does not start with stage 'words': an ONNX graph reads documents")
+    words = steps[0]
+    others = [name for name in words.kept if name not in model.targets]
+    if others:
+        raise FilterkitError(
+            f"the model reads attribute '{others[0]}' besides its text: an ONNX graph reads one document"
+        )
+    for stage, step in zip(stages[1:], steps[1:]):
+        if isinstance(step, Words):
+            raise FilterkitError(
+                f"stage '{stage.name}' makes words after another stage: an ONNX graph reads them first"
+            )
+    if model.linear is None:
+        raise FilterkitError(f"classifier '{model.section['name']}' is not linear: it cannot be exported")
+    body = _Graph("document")
+    row = _words_row(body, stages[0], words)
+    for step in steps[1:]:
+        row = _numeric_step(body, step, row)
+    graph = _batch_graph(model, body, _linear(body, model, row))
+    opsets = [helper.make_opsetid(domain, version) for domain, version in OPSETS]
+    exported = helper.make_model(graph, opset_imports=opsets, producer_name="filterkit")
+    exported.ir_version = 9
+    onnx.checker.check_model(exported)
+    return exported.SerializeToString()
+
+
+@dataclass
+class _Graph:
+    """Nodes and constants of one graph under construction, each value given a fresh name."""
+
+    prefix: str
+    nodes: list = field(default_factory=list)
+    constants: list = field(default_factory=list)
+    count: int = 0
+
+    def name(self, hint: str) -> str:
+        self.count += 1
+        return f"{self.prefix}_{hint}_{self.count}"
+
+    def const(self, value: Any, hint: str = "const") -> str:
+        """A constant tensor of ``value`` (a numpy array; strings as an object array)."""
+        name = self.name(hint)
+        array = np.asarray(value)
+        if array.dtype.kind in "USO":
+            array = np.asarray(array, dtype=object)
+        self.constants.append(numpy_helper.from_array(array, name))
+        return name
+
+    def op(self, op_type: str, *inputs: str, domain: str = "", **attributes: Any) -> str:
+        """The single output of a new node."""
+        return self.ops(op_type, inputs, 1, domain=domain, **attributes)[0]
+
+    def ops(self, op_type: str, inputs, n_outputs: int, domain: str = "", **attributes: Any) -> list[str]:
+        """The outputs of a new node."""
+        outputs = [self.name(op_type.lower()) for _ in range(n_outputs)]
+        self.nodes.append(helper.make_node(op_type, list(inputs), outputs, domain=domain, **attributes))
+        return outputs
+
+    def ints(self, *values: int) -> str:
+        return self.const(np.array(values, dtype=np.int64), "ints")
+
+    def double(self, value: float) -> str:
+        return self.const(np.array(value, dtype=np.float64), "double")
+
+    def size(self, tensor: str) -> str:
+        """The length of a 1-D tensor, as a 1-element int64 tensor."""
+        return self.op("Shape", tensor)
+
+    def slice(self, tensor: str, start: str, end: str, step: int = 1) -> str:
+        return self.op("Slice", tensor, start, end, self.ints(0), self.ints(step))
+
+    def where(self, condition: str, yes: str, no: str) -> str:
+        return self.op("Where", condition, yes, no)
+
+    def matches(self, texts: str, expression: str) -> str:
+        """The matches of ``expression`` in a 1-D string tensor of one text, as a 1-D tensor."""
+        found = self.op(
+            "Tokenizer", texts, domain="com.microsoft", mark=0, mincharnum=1, pad_value="", tokenexp=expression
+        )
+        return self.op("Reshape", found, self.ints(-1))
+
+    def first_match(self, texts: str, expression: str, matching: str) -> str:
+        """Per text of a 1-D tensor its first match of ``expression`` ("" for none); ``matching`` is a text that
+        matches, added for the call so that the Tokenizer's answer has two dimensions however many texts match."""
+        added = self.op("Concat", texts, self.const(np.array([matching], dtype=object)), axis=0)
+        found = self.op(
+            "Tokenizer", added, domain="com.microsoft", mark=0, mincharnum=1, pad_value="", tokenexp=expression
+        )
+        first = self.op(
+            "Slice", found, self.ints(0, 0), self.op("Concat", self.size(texts), self.ints(1), axis=0), self.ints(0, 1)
+        )
+        return self.op("Reshape", first, self.ints(-1))
+
+    def joined(self, pieces: str) -> str:
+        """The strings of a 1-D tensor joined into one (a 1-element tensor): pairs joined by halving, so that a
+        long document costs its length times the logarithm of its length."""
+        body = _Graph(self.name("halving"))
+        carried = body.name("pieces")
+        paired = body.op("Concat", carried, body.const(np.array([""], dtype=object)), axis=0)
+        end = body.ints(1 << 62)
+        evens = body.slice(carried, body.ints(0), end, 2)
+        odds = body.slice(paired, body.ints(1), end, 2)
+        halved = body.op("StringConcat", evens, odds)
+        more = body.op("Greater", body.op("Squeeze", body.size(halved)), body.const(np.array(1, dtype=np.int64)))
+        loop_body = helper.make_graph(
+            body.nodes,
+            body.name("body"),
+            [
+                helper.make_tensor_value_info(body.name("iteration"), TensorProto.INT64, []),
+                helper.make_tensor_value_info(body.name("condition"), TensorProto.BOOL, []),
+                helper.make_tensor_value_info(carried, TensorProto.STRING, [None]),
+            ],
+            [
+                helper.make_tensor_value_info(more, TensorProto.BOOL, []),
+                helper.make_tensor_value_info(halved, TensorProto.STRING, [None]),
+            ],
+            initializer=body.constants,
+        )
+        width = self.op("Squeeze", self.size(pieces))
+        start = self.op("Greater", width, self.const(np.array(1, dtype=np.int64)))
+        result = self.op("Loop", "", start, pieces, body=loop_body)
+        with_blank = self.op("Concat", result, self.const(np.array([""], dtype=object)), axis=0)
+        return self.slice(with_blank, self.ints(0), self.ints(1))
+
+
+def _code_point_class(points, negated: bool) -> str:
+    """An RE2 character class of ``points`` (code points), as ranges of ``\\x{…}``."""
+    points = sorted(set(points))
+    ranges: list[list[int]] = []
+    for point in points:
+        if ranges and point == ranges[-1][1] + 1:
+            ranges[-1][1] = point
+        else:
+            ranges.append([point, point])
+    body = "".join(f"\\x{{{low:X}}}" if low == high else f"\\x{{{low:X}}}-\\x{{{high:X}}}" for low, high in ranges)
+    return f"[{'^' if negated else ''}{body}]"
+
+
+def _words_row(g: _Graph, stage, words: Words) -> tuple[str, str, int]:
+    """The words step on one document: its dense row of values (float64) and which columns a sparse row would store
+    (the words it holds), after the columns of the attributes the stage keeps."""
+    settings = _checked(stage)
+    width = settings.hash_columns or len(settings.words)
+    if words.first_column + width > MOST_COLUMNS:
+        raise FilterkitError(
+            f"stage '{stage.name}' makes {words.first_column + width:,} columns, more than the {MOST_COLUMNS:,} an "
+            "ONNX graph's dense row of a document holds"
+        )
+    document = g.op("Reshape", g.op("Gather", "documents", "iteration"), g.ints(1))
+    boundaries = _boundaries(settings)
+    stop_words = settings.stop_words if settings.tokenizer != CHARACTERS else []
+    lowered = document
+    if settings.lowercase or stop_words:
+        lowered = _lowercased(g, stage, document, boundaries, ascii_only=settings.tokenizer == ALPHABETIC)
+    if settings.tokenizer == CHARACTERS:
+        tokens = _character_ngrams(g, lowered if settings.lowercase else document, settings)
+        keys = tokens
+    else:
+        expression = "[A-Za-z]+" if settings.tokenizer == ALPHABETIC else _code_point_class(boundaries, True) + "+"
+        if not boundaries and settings.tokenizer != ALPHABETIC:
+            expression = "(?s:.)+"
+        keys = _word_ngrams(g, g.matches(lowered, expression), settings)
+        tokens = keys if lowered == document else _word_ngrams(g, g.matches(document, expression), settings)
+        if stop_words:
+            stopped = g.op(
+                "LabelEncoder",
+                keys,
+                domain="ai.onnx.ml",
+                keys_strings=list(stop_words),
+                values_int64s=[1] * len(stop_words),
+                default_int64=0,
+            )
+            kept = g.op("Not", g.op("Cast", stopped, to=9))
+            keys, tokens = g.op("Compress", keys, kept, axis=0), g.op("Compress", tokens, kept, axis=0)
+        if not settings.lowercase:
+            keys = tokens
+    values, stored = _weighted(g, _columns(g, keys, settings), width, words)
+    return values, stored, words.first_column + width
+
+
+def _boundaries(settings) -> list[int]:
+    """The code points that end a token: the delimiters, str.split's whitespace for character n-grams, none for the
+    alphabetic tokenizer (which takes ASCII letters)."""
+    if settings.tokenizer == CHARACTERS:
+        _, flags, _ = _unicode_tables()
+        return np.flatnonzero(flags & SPACE).tolist()
+    if settings.tokenizer == ALPHABETIC:
+        return []
+    return sorted({ord(character) for character in settings.delimiters})
+
+
+@cache
+def _unicode_tables():
+    """str.lower's deltas, the flags and the special mappings of every code point (words.py's tables), made once
+    per process."""
+    return _unicode_properties()
+
+
+def _lowercase_table(stage, boundaries: list[int], ascii_only: bool) -> tuple[list[str], list[str], list[int]]:
+    """The code points whose flags matter to lowercasing (keys), their lowercase (or themselves) and their flags;
+    FilterkitError when lowercasing would make a token boundary, or a byte Java's trim cuts, of what is not one."""
+    if ascii_only:
+        letters = [chr(point) for point in range(ord("A"), ord("Z") + 1)]
+        return letters, [letter.lower() for letter in letters], [FLAG_CHANGED] * len(letters)
+    deltas, flags, special = _unicode_tables()
+    boundary = np.zeros(0x110000, dtype=bool)
+    boundary[boundaries] = True
+    changed = (deltas != 0) | ((flags & 8) != 0)
+    changed[boundary] = False
+    changed[ord(SIGMA)] = False
+    table = np.where(flags & CASED, FLAG_CASED, 0) | np.where(flags & CASE_IGNORABLE, FLAG_IGNORABLE, 0)
+    table |= np.where(changed, FLAG_CHANGED, 0) | np.where(boundary, FLAG_BOUNDARY, 0)
+    table[0xD800:0xE000] = 0
+    points = np.flatnonzero(table).tolist()
+    keys = [chr(point) for point in points]
+    lowered = [chr(point).lower() if table[point] & FLAG_CHANGED else chr(point) for point in points]
+    for key, lower in zip(keys, lowered):
+        made = {ord(character) for character in lower} - {ord(key)}
+        if made & set(boundaries) or any(ord(character) <= 0x20 for character in lower if character != key):
+            raise FilterkitError(
+                f"stage '{stage.name}': lowercasing makes U+{ord(key):04X} a token boundary, which an ONNX graph "
+                "lowercasing documents before cutting them cannot follow"
+            )
+    return keys, lowered, [int(table[point]) for point in points]
+
+
+def _lowercased(g: _Graph, stage, document: str, boundaries: list[int], ascii_only: bool) -> str:
+    """The document lowercased as ``str.lower`` lowercases each of its tokens (a 1-element tensor)."""
+    keys, lowered, flags = _lowercase_table(stage, boundaries, ascii_only)
+    points = g.matches(document, "(?s:.)")
+    flag = g.op("LabelEncoder", points, domain="ai.onnx.ml", keys_strings=keys, values_int64s=flags, default_int64=0)
+    mapped = g.op(
+        "LabelEncoder", points, domain="ai.onnx.ml", keys_strings=keys, values_strings=lowered, default_string=""
+    )
+    changed = _has_flag(g, flag, FLAG_CHANGED)
+    result = g.where(changed, mapped, points)
+    if not ascii_only:
+        result = _sigmas(g, points, flag, result)
+    return g.joined(result)
+
+
+def _has_flag(g: _Graph, flags: str, bit: int) -> str:
+    return g.op("Cast", g.op("BitwiseAnd", flags, g.const(np.array(bit, dtype=np.int64))), to=9)
+
+
+def _sigmas(g: _Graph, points: str, flag: str, lowered: str) -> str:
+    """``lowered`` with each capital sigma of ``points`` made final (ς) or not (σ) as str.lower makes it within its
+    token: final when the first code point before it that is not case-ignorable is cased, and the first after it
+    is not (a token's boundary, or its ends, taken for neither)."""
+    boundary = _has_flag(g, flag, FLAG_BOUNDARY)
+    stops = g.op("Or", boundary, g.op("Not", _has_flag(g, flag, FLAG_IGNORABLE)))
+    cased = g.op("And", _has_flag(g, flag, FLAG_CASED), g.op("Not", boundary))
+    edge = g.const(np.array([True]))
+    no = g.const(np.array([False]))
+    stops = g.op("Concat", edge, stops, edge, axis=0)
+    cased = g.op("Concat", no, cased, no, axis=0)
+    stop_numbers = g.op("Cast", stops, to=7)
+    before = g.op("CumSum", stop_numbers, g.const(np.array(0, dtype=np.int64)), exclusive=1)
+    positions = g.op("Reshape", g.op("NonZero", stops), g.ints(-1))
+    inner = g.slice(before, g.ints(1), g.ints(-1))
+    inner_stops = g.slice(stop_numbers, g.ints(1), g.ints(-1))
+    previous = g.op("Gather", positions, g.op("Sub", inner, g.const(np.array(1, dtype=np.int64))))
+    following = g.op("Gather", positions, g.op("Add", inner, inner_stops))
+    final = g.op("And", g.op("Gather", cased, previous), g.op("Not", g.op("Gather", cased, following)))
+    sigma = g.op("Equal", points, g.const(np.array([SIGMA], dtype=object)))
+    small = g.where(
+        final, g.const(np.array([FINAL_SIGMA], dtype=object)), g.const(np.array([SMALL_SIGMA], dtype=object))
+    )
+    return g.where(sigma, small, lowered)
+
+
+def _word_ngrams(g: _Graph, tokens: str, settings) -> str:
+    """The n-grams of MIN to MAX consecutive tokens joined by a space and trimmed as Java trims (the tokens
+    themselves without n-grams)."""
+    if settings.ngram_min == 0:
+        return tokens
+    count = g.size(tokens)
+    grams = []
+    for n in range(settings.ngram_min, settings.ngram_max + 1):
+        ends = [g.op("Max", g.op("Add", count, g.ints(k - n + 1)), g.ints(k)) for k in range(n)]
+        grams.append(_side_by_side(g, [g.slice(tokens, g.ints(k), ends[k]) for k in range(n)], " "))
+    every = g.op("Concat", *grams, axis=0) if len(grams) > 1 else grams[0]
+    return g.first_match(every, f"[^{TRIMMED}](?s:.*[^{TRIMMED}])?", "!")
+
+
+def _side_by_side(g: _Graph, parts: list[str], separator: str) -> str:
+    """The strings of tensors of one length joined element by element, ``separator`` between them."""
+    joined = parts[0]
+    for part in parts[1:]:
+        if separator:
+            joined = g.op("StringConcat", joined, g.const(np.array([separator], dtype=object)))
+        joined = g.op("StringConcat", joined, part)
+    return joined
+
+
+def _character_ngrams(g: _Graph, document: str, settings) -> str:
+    """scikit-learn's char_wb n-grams of the document: each word (what str.split cuts) padded with a space each
+    side gives its runs of n code points, n from MIN to MAX; a padded word of fewer than MIN code points gives
+    itself."""
+    space = g.const(np.array([" "], dtype=object))
+    words = g.matches(document, _code_point_class(_boundaries(settings), True) + "+")
+    padded = g.op("StringConcat", g.op("StringConcat", space, words), space)
+    points = g.matches(g.joined(padded), "(?s:.)")
+    is_space = g.op("Equal", points, space)
+    following = g.op("Concat", g.slice(is_space, g.ints(1), g.ints(1 << 62)), g.const(np.array([True])), axis=0)
+    leading = g.op("And", is_space, g.op("Not", following))
+    word_number = g.op("CumSum", g.op("Cast", leading, to=7), g.const(np.array(0, dtype=np.int64)))
+    count = g.size(points)
+    grams = []
+    for n in range(settings.ngram_min, settings.ngram_max + 1):
+        end = g.op("Max", g.op("Add", count, g.ints(1 - n)), g.ints(0))
+        joined = _side_by_side(g, [g.slice(points, g.ints(k), g.op("Add", end, g.ints(k))) for k in range(n)], "")
+        first = g.slice(word_number, g.ints(0), end)
+        last = g.slice(word_number, g.ints(n - 1), g.op("Add", end, g.ints(n - 1)))
+        grams.append(g.op("Compress", joined, g.op("Equal", first, last), axis=0))
+    if settings.ngram_min > 3:
+        short = g.op("RegexFullMatch", padded, pattern=f"(?s:.{{0,{settings.ngram_min - 1}}})")
+        grams.append(g.op("Compress", padded, short, axis=0))
+    return g.op("Concat", *grams, axis=0) if len(grams) > 1 else grams[0]
+
+
+def _columns(g: _Graph, tokens: str, settings) -> str:
+    """Each token's column: its number in the vocabulary (-1 when absent), or its hashed column."""
+    if settings.hash_columns:
+        hashed = g.op("MurmurHash3", tokens, domain="com.microsoft", seed=0, positive=0)
+        magnitude = g.op("Abs", g.op("Cast", hashed, to=7))
+        return g.op("BitwiseAnd", magnitude, g.const(np.array(settings.hash_columns - 1, dtype=np.int64)))
+    return g.op(
+        "LabelEncoder",
+        tokens,
+        domain="ai.onnx.ml",
+        keys_strings=list(settings.words),
+        values_int64s=list(range(len(settings.words))),
+        default_int64=-1,
+    )
+
+
+def _weighted(g: _Graph, columns: str, width: int, words: Words) -> tuple[str, str]:
+    """The counts of the columns as a dense row after the kept attributes' columns, weighted as the words step
+    weights them; and where a word is."""
+    absent = g.op("Less", columns, g.const(np.array(0, dtype=np.int64)))
+    placed = g.where(absent, g.const(np.array(width, dtype=np.int64)), columns)
+    ones = g.op("Expand", g.double(1.0), g.size(placed))
+    zeros = g.op("ConstantOfShape", g.ints(words.first_column + width + 1), value=_double_tensor(0.0))
+    shifted = g.op("Add", placed, g.const(np.array(words.first_column, dtype=np.int64)))
+    counts = g.op("ScatterElements", zeros, shifted, ones, axis=0, reduction="add")
+    counts = g.slice(counts, g.ints(0), g.ints(words.first_column + width))
+    stored = g.op("Greater", counts, g.double(0.0))
+    values = counts if words.counts else g.op("Cast", stored, to=11)
+    if words.log_tf:
+        values = g.op("Log", g.op("Add", values, g.double(1.0)))
+    if words.idf is not None:
+        idf = np.concatenate([np.zeros(words.first_column), np.asarray(words.idf, dtype=np.float64)])
+        values = g.op("Mul", values, g.const(idf, "idf"))
+    return values, stored
+
+
+def _double_tensor(value: float):
+    return helper.make_tensor("value", TensorProto.DOUBLE, [1], [value])
+
+
+def _numeric_step(g: _Graph, step: Step, row: tuple[str, str, int]) -> tuple[str, str, int]:
+    """One step of the chain on a dense row: its values, which columns a sparse row stores, and its width."""
+    values, stored, width = row
+    if isinstance(step, Shape):
+        return _shaped(g, step, row)
+    if isinstance(step, Scale):
+        return _scaled(g, step, values, width), stored, width
+    if isinstance(step, Presence):
+        acted = g.op("And", _acted(g, step.acted, width), stored)
+        acted = g.op("And", acted, g.op("Not", g.op("IsNaN", values)))
+        present = g.op("Cast", g.op("Not", g.op("Equal", values, g.double(0.0))), to=11)
+        return g.where(acted, present, values), stored, width
+    if isinstance(step, Keep):
+        columns = g.const(np.asarray(step.columns, dtype=np.int64), "kept")
+        return g.op("Gather", values, columns), g.op("Gather", stored, columns), len(step.columns)
+    if isinstance(step, Normalize):
+        if step.order not in (1, 2):
+            raise FilterkitError(f"a norm of order {step.order}: an ONNX graph has l1 and l2")
+        return _normalized(g, step, values, width), stored, width
+    if isinstance(step, Unchanged):
+        return row
+    raise FilterkitError(f"an exported step of an unknown kind ({type(step).__name__})")
+
+
+def _acted(g: _Graph, acted: np.ndarray, width: int) -> str:
+    """Whether each column of a row of ``width`` is one of ``acted``."""
+    members = np.zeros(width, dtype=bool)
+    members[np.asarray(acted, dtype=np.int64)] = True
+    return g.const(members, "acted")
+
+
+def _scaled(g: _Graph, step: Scale, values: str, width: int) -> str:
+    """Each acted column times its factor (through the powers of two of a range beyond the safe doubles)."""
+    acted = np.asarray(step.acted, dtype=np.int64)
+    factors = np.ones(width)
+    factors[acted] = step.factor
+    if step.exponents is None:
+        return g.op("Mul", values, g.const(factors, "factor"))
+    inner, outer = (np.zeros(width, dtype=np.int64) for _ in range(2))
+    inner[acted], outer[acted] = step.exponents
+    values = _times_power_of_two(g, values, inner)
+    return _times_power_of_two(g, g.op("Mul", values, g.const(factors, "factor")), outer)
+
+
+def _times_power_of_two(g: _Graph, values: str, exponents: np.ndarray) -> str:
+    """``values`` times 2 ** ``exponents`` (ldexp), by factors each a double."""
+    remaining = exponents.copy()
+    while np.any(remaining):
+        part = np.clip(remaining, -1000, 1000)
+        values = g.op("Mul", values, g.const(np.ldexp(1.0, part), "power"))
+        remaining -= part
+    return values
+
+
+def _normalized(g: _Graph, step: Normalize, values: str, width: int) -> str:
+    """The acted columns divided by their l1 or l2 norm; a row whose norm overflows, or whose largest power falls
+    below 2**-968, first divided by its largest magnitude (the C scorer's power of two, to rounding)."""
+    acted = _acted(g, step.acted, width)
+    missing = g.op("IsNaN", values)
+    counted = g.op("And", acted, g.op("Not", missing))
+    zero = g.double(0.0)
+    magnitudes = g.where(counted, g.op("Abs", values), zero)
+    norm = _norm(g, magnitudes, step.order)
+    largest = g.op("ReduceMax", g.op("Concat", magnitudes, g.const(np.zeros(1)), axis=0), keepdims=0)
+    largest_power = g.op("Mul", largest, largest) if step.order == 2 else largest
+    overflows = g.op("Not", g.op("IsInf", norm))
+    overflows = g.op("Or", g.op("Not", overflows), g.op("IsNaN", norm))
+    small = g.op("Less", largest_power, g.double(float(np.ldexp(1.0, -968))))
+    rescale = g.op("And", g.op("Greater", largest, zero), g.op("Or", overflows, small))
+    finite_largest = g.op("Not", g.op("IsInf", largest))
+    infinite_parts = g.where(g.op("IsInf", values), g.op("Sign", values), g.where(missing, values, zero))
+    divided = g.where(finite_largest, g.op("Div", values, largest), infinite_parts)
+    rescaled = g.where(acted, divided, values)
+    rescaled_norm = _norm(g, g.where(counted, g.op("Abs", rescaled), zero), step.order)
+    row = g.where(rescale, rescaled, values)
+    norm = g.where(rescale, rescaled_norm, norm)
+    divisor = g.where(g.op("Greater", norm, zero), norm, g.double(1.0))
+    return g.where(acted, g.op("Div", row, divisor), row)
+
+
+def _norm(g: _Graph, magnitudes: str, order: int) -> str:
+    if order == 1:
+        return g.op("ReduceSum", magnitudes, keepdims=0)
+    return g.op("Sqrt", g.op("ReduceSum", g.op("Mul", magnitudes, magnitudes), keepdims=0))
+
+
+def _shaped(g: _Graph, step: Shape, row: tuple[str, str, int]) -> tuple[str, str, int]:
+    """Forman's shaping of the acted columns (or, with copies, each input column copied to its output columns,
+    each shaped by its own knots), as the compiled kernel ``shape_stored`` computes it: a stored value placed among
+    its table's knots (numpy's searchsorted, side right) and interpolated, less the shift that keeps 0 at 0."""
+    values, stored, width = row
+    if step.copies is None:
+        positions = np.asarray(step.acted, dtype=np.int64)
+        tables = np.arange(len(positions), dtype=np.int64)
+    else:
+        source, tables = (np.asarray(part, dtype=np.int64) for part in step.copies)
+        columns = g.const(source, "copied")
+        values, stored, width = g.op("Gather", values, columns), g.op("Gather", stored, columns), len(source)
+        positions = np.arange(width, dtype=np.int64)
+        positions, tables = positions[tables >= 0], tables[tables >= 0]
+    if len(positions) == 0:
+        return values, stored, width
+    at = g.const(positions, "shaped")
+    x = g.op("Gather", values, at)
+    shaped = _shaped_values(g, step, x, tables)
+    kept = g.where(g.op("Gather", stored, at), shaped, x)
+    return g.op("ScatterElements", values, at, kept, axis=0), stored, width
+
+
+def _shaped_values(g: _Graph, step: Shape, x: str, tables: np.ndarray) -> str:
+    """Each value of ``x`` shaped by its table of knots."""
+    knots = step.tables
+    start = np.asarray(knots["knot_start"], dtype=np.int64)
+    knot_value = np.asarray(knots["knot_value"], dtype=np.float64)
+    knot_probability = np.asarray(knots["knot_probability"], dtype=np.float64)
+    first, last = start[tables], start[tables + 1]
+    n_knots = last - first
+    owner = np.repeat(np.arange(len(tables), dtype=np.int64), n_knots)
+    knot = np.concatenate([np.arange(a, b) for a, b in zip(first, last)]) if len(tables) else np.zeros(0, np.int64)
+    at_most = g.op("LessOrEqual", g.const(knot_value[knot], "knots"), g.op("Gather", x, g.const(owner, "owner")))
+    counted = g.op(
+        "ScatterElements",
+        g.const(np.zeros(len(tables), dtype=np.int64)),
+        g.const(owner, "owner"),
+        g.op("Cast", at_most, to=7),
+        axis=0,
+        reduction="add",
+    )
+    padded_value = np.concatenate([knot_value, [0.0, 0.0]])
+    padded_probability = np.concatenate([knot_probability, [0.0, 0.0]])
+    below = g.op("Add", counted, g.const(first - 1, "first"))
+    has_below = g.op("Greater", counted, g.const(np.array(0, dtype=np.int64)))
+    safe = g.op("Max", below, g.const(np.array(0, dtype=np.int64)))
+    value_below = g.op("Gather", g.const(padded_value, "value"), safe)
+    probability_below = g.op("Gather", g.const(padded_probability, "probability"), safe)
+    value_next = g.op("Gather", g.const(padded_value, "value"), g.op("Add", safe, g.ints(1)))
+    probability_next = g.op("Gather", g.const(padded_probability, "probability"), g.op("Add", safe, g.ints(1)))
+    has_next = g.op("Less", g.op("Add", below, g.ints(1)), g.const(last, "last"))
+    exact = g.op("Equal", value_below, x)
+    slope = g.op("Div", g.op("Sub", probability_next, probability_below), g.op("Sub", value_next, value_below))
+    interpolated = g.op("Add", g.op("Mul", slope, g.op("Sub", x, value_below)), probability_below)
+    interpolate = g.op("And", g.op("Not", exact), has_next)
+    shaped = g.where(
+        has_below,
+        g.where(interpolate, interpolated, probability_below),
+        _per_table(g, knots, "first_probability", tables),
+    )
+    if step.zero_bin:
+        shaped = g.where(g.op("Equal", x, g.double(0.0)), _per_table(g, knots, "zero_probability", tables), shaped)
+    nominal = np.asarray(knots["column_nominal"], dtype=bool)[tables]
+    if nominal.any():
+        matched = g.where(
+            g.op("And", has_below, exact), probability_below, _per_table(g, knots, "default_probability", tables)
+        )
+        shaped = g.where(g.const(nominal, "nominal"), matched, shaped)
+    shift = _per_table(g, knots, "zero_shift", tables)
+    shaped = g.op("Sub", shaped, shift)
+    if knots["missing_bin"]:
+        missing = g.op("Sub", _per_table(g, knots, "missing_probability", tables), shift)
+    else:
+        missing = g.const(np.full(len(tables), np.nan), "missing")
+    return g.where(g.op("IsNaN", x), missing, shaped)
+
+
+def _per_table(g: _Graph, knots: dict, key: str, tables: np.ndarray) -> str:
+    return g.const(np.asarray(knots[key], dtype=np.float64)[tables], key)
+
+
+def _linear(g: _Graph, model, row: tuple[str, str, int]) -> str:
+    """The classifier's decision values w·x + b of the row's classifier columns (a missing value read as 0; NaN
+    for a label every training row held or none did)."""
+    values, _, _ = row
+    weights, intercepts = model.linear
+    x = g.op("Gather", values, g.const(np.asarray(_classifier_columns(model), dtype=np.int64), "features"))
+    x = g.where(g.op("IsNaN", x), g.double(0.0), x)
+    weights = np.ascontiguousarray(np.asarray(weights, dtype=np.float64).T)
+    product = g.op("MatMul", g.op("Unsqueeze", x, g.ints(0)), g.const(weights, "weights"))
+    decisions = g.op("Add", g.op("Reshape", product, g.ints(-1)), g.const(np.asarray(intercepts, dtype=np.float64)))
+    constants = [constant is not None for constant in getattr(model, "constants", [None] * len(model.classes))]
+    if any(constants):
+        decisions = g.where(g.const(np.array(constants)), g.double(float("nan")), decisions)
+    return decisions
+
+
+def _batch_graph(model, body: _Graph, decisions: str):
+    """The graph: a Loop scoring each document of the batch, then the answers of all of them."""
+    passed = body.op("Identity", "condition")
+    loop_body = helper.make_graph(
+        body.nodes,
+        "document",
+        [
+            helper.make_tensor_value_info("iteration", TensorProto.INT64, []),
+            helper.make_tensor_value_info("condition", TensorProto.BOOL, []),
+        ],
+        [
+            helper.make_tensor_value_info(passed, TensorProto.BOOL, []),
+            helper.make_tensor_value_info(decisions, TensorProto.DOUBLE, [len(model.classes)]),
+        ],
+        initializer=body.constants,
+    )
+    g = _Graph("batch")
+    count = g.op("Squeeze", g.size("documents"))
+    scored = g.op("Loop", count, "", body=loop_body)
+    outputs = {"decisions": g.op("Reshape", scored, g.ints(-1, len(model.classes)))}
+    outputs.update(_answers(g, model, outputs["decisions"]))
+    for name, value in outputs.items():
+        g.nodes.append(helper.make_node("Identity", [value], [name]))
+    k = len(model.classes)
+    kinds: dict[str, tuple[int, list]] = {
+        "decisions": (TensorProto.DOUBLE, ["N", k]),
+        "probabilities": (TensorProto.DOUBLE, ["N", k]),
+        "classes": (TensorProto.STRING, [len(model.labels)]),
+        "label": (TensorProto.BOOL, ["N", k]) if model.label_sets else (TensorProto.STRING, ["N"]),
+    }
+    return helper.make_graph(
+        g.nodes,
+        "filterkit",
+        [helper.make_tensor_value_info("documents", TensorProto.STRING, ["N"])],
+        [helper.make_tensor_value_info(name, *kinds[name]) for name in outputs],
+        initializer=g.constants,
+    )
+
+
+def _answers(g: _Graph, model, decisions: str) -> dict[str, str]:
+    """``predict``'s answers from the decision values [N, k]: the label (a two-class model's positive class or the
+    other, a multi-class model's class of the largest score less its offset, the first NaN first), or for label
+    sets a matrix of the labels said yes; the Platt probabilities where the model has them; the classes' names."""
+    outputs = len(model.classes)
+    sigmoids, thresholds = _rules(model, outputs)
+    names = g.const(np.array(list(model.labels), dtype=object), "names")
+    answers = {"classes": names}
+    scores = decisions
+    if sigmoids is not None:
+        slopes, offsets = (g.const(np.asarray(sigmoids[:, k], dtype=np.float64)) for k in (0, 1))
+        exponent = g.op("Exp", g.op("Add", g.op("Mul", slopes, decisions), offsets))
+        scores = g.op("Div", g.double(1.0), g.op("Add", g.double(1.0), exponent))
+        answers["probabilities"] = scores
+    if model.label_sets or not model.multiclass:
+        if thresholds is not None:
+            yes = g.op("GreaterOrEqual", scores, g.const(np.asarray(thresholds, dtype=np.float64)))
+        elif sigmoids is not None:
+            yes = g.op("GreaterOrEqual", scores, g.double(0.5))
+        else:
+            yes = g.op("Greater", scores, g.double(0.0))
+        constants = list(getattr(model, "constants", [None] * outputs))
+        if any(constant is not None for constant in constants):
+            fixed = g.const(np.array([constant is not None for constant in constants]))
+            held = g.const(np.array([bool(constant) for constant in constants]))
+            yes = g.where(fixed, held, yes)
+        if model.label_sets:
+            answers["label"] = yes
+        else:
+            chosen = g.op("Cast", g.op("Not", g.op("Reshape", yes, g.ints(-1))), to=7)
+            answers["label"] = g.op("Gather", names, chosen)
+        return answers
+    if thresholds is not None:
+        scores = g.op("Sub", scores, g.const(np.asarray(thresholds, dtype=np.float64)))
+    missing = g.op("IsNaN", scores)
+    first_missing = g.op("ArgMax", g.op("Cast", missing, to=7), axis=1, keepdims=0)
+    largest = g.op("ArgMax", g.where(missing, g.double(float("-inf")), scores), axis=1, keepdims=0)
+    any_missing = g.op("Cast", g.op("ReduceMax", g.op("Cast", missing, to=7), g.ints(1), keepdims=0), to=9)
+    answers["label"] = g.op("Gather", names, g.where(any_missing, first_missing, largest))
+    return answers
