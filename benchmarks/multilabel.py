@@ -4,6 +4,7 @@
                                         [--formats arff,jsonl]     # builds first when not built; then summarizes
     python benchmarks/multilabel.py build [--inputs …]
     python benchmarks/multilabel.py summarize [--inputs …]
+    python benchmarks/multilabel.py thresholds [--inputs …]   # §11.1: each rule's cut of every label
 
 ``build`` takes bookworm main's long descriptions as benchmarks/corpora.py makes them (``apt-cache dumpavail``
 joined to ``Translation-en`` in apt lists of its own under ``--inputs/apt``) with each package's ``Tag:`` field,
@@ -24,6 +25,15 @@ is a JSON file under ``--inputs/results``, reused when present.  ``summarize`` c
 formats' files as the same bytes and that both runs gave the same results, recomputes every chain's measures
 from its ``--predictions`` rows with ``sklearn.metrics``, and prints the tables of docs/RESULTS.md §11 with
 the paired tests against scikit-learn (Wilcoxon over the labels' F1, McNemar on the test rows' label sets).
+
+``thresholds`` (docs/RESULTS.md §11.1) evaluates ``THRESHOLD_ROUTE`` with ``THRESHOLD_SETTINGS`` under each of
+``THRESHOLD_RULES``: ``filterkit evaluate --test …`` for the fixed cut, MEKA's PCut and ``--svm-threshold f1``;
+``--svm-threshold micro-macro`` by :func:`cut_label_set`, evaluate's label loop with the joint cut
+(``filterkit.thresholds.recut_label_set``) that evaluate does not make yet, in a process of its own.  Each
+rule's CPU is its process's (user + system), and its measures, the paired tests against the fixed cut and PCut
+(Wilcoxon over the labels' F1, McNemar on the rows' label sets) and the label cardinality it predicts come from
+its predictions; :func:`cut_label_set`'s cuts before the joint one are checked to predict what evaluate's ``f1``
+does.
 """
 
 from __future__ import annotations
@@ -84,6 +94,16 @@ RUNS = {
 }
 #: The runs made on both formats when ``--formats`` is not given (the others on MEKA ARFF alone).
 BOTH_FORMATS = ("selection",)
+#: ``thresholds``: the route whose labels are cut, evaluate's settings for it (train's C search) and each rule's
+#: evaluate options (None: :func:`cut_label_set`, which evaluate cannot run yet).
+THRESHOLD_ROUTE = "tf·idf (all words)"
+THRESHOLD_SETTINGS = {"c_by": "f1", "c_search": "early"}
+THRESHOLD_RULES: dict[str, list[str] | None] = {
+    "fixed": [],
+    "pcut": ["--threshold", "pcut"],
+    "f1": ["--svm-threshold", "f1"],
+    "micro-macro": None,
+}
 
 
 def debtags(record: dict[str, str]) -> list[str]:
@@ -226,6 +246,153 @@ def run(inputs: Path, runs: list[str], formats: list[str] | None) -> None:
             print(name, form, found["seconds"], "s, load", " ".join(found["load"]), flush=True)
 
 
+def children_cpu() -> float:
+    """The CPU seconds (user + system) of this process's finished children."""
+    import resource
+
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
+def run_threshold(inputs: Path, rule: str) -> dict:
+    """``THRESHOLD_ROUTE`` under ``rule`` on the MEKA files, in a process of its own: its labels, test truth and
+    predicted label sets, CPU and wall seconds, the load before it; kept under ``--inputs/results``."""
+    data, results = inputs / "data", inputs / "results"
+    target = results / f"thresholds-{rule}.json"
+    if target.exists():
+        return json.loads(target.read_text())
+    results.mkdir(parents=True, exist_ok=True)
+    options = THRESHOLD_RULES[rule]
+    if options is None:
+        command = [sys.executable, str(Path(__file__).resolve()), "cut-label-set", "--inputs", str(inputs)]
+    else:
+        settings = [f"--svm-{name.replace('_', '-')}={value}" for name, value in THRESHOLD_SETTINGS.items()]
+        command = ["filterkit", "evaluate", "--json", "--quiet", "--test", str(data / f"{STEM}-test.arff")]
+        command += ["--predictions", str(target.with_suffix(".csv")), *settings, *options]
+        command += [str(data / f"{STEM}-train.arff"), *CHAINS[THRESHOLD_ROUTE].split()]
+    load, cpu, started = Path("/proc/loadavg").read_text().split()[:3], children_cpu(), time.time()
+    finished = subprocess.run(command, capture_output=True, text=True, check=True)
+    found = {"seconds": round(time.time() - started, 1), "cpu": round(children_cpu() - cpu, 2), "load": load}
+    if options is None:
+        found.update(json.loads(finished.stdout))
+    else:
+        labels = json.loads(finished.stdout)["settings"]["labels"]
+        with open(target.with_suffix(".csv"), encoding="utf-8") as table:
+            rows = list(csv.DictReader(table))
+        found.update(labels=labels, truth=[r["truth"] for r in rows], predicted=[r["predicted"] for r in rows])
+    target.write_text(json.dumps(found) + "\n")
+    return found
+
+
+def cut_label_set(inputs: Path) -> dict:
+    """evaluate's ``--test`` route of ``THRESHOLD_ROUTE`` with ``--svm-threshold micro-macro`` as
+    ``filterkit.evaluation_targets.label_fold`` fits it (the chain on the training rows, an svm per label), then
+    the label set's joint cut (``filterkit.thresholds.recut_label_set``): the labels, the test rows' truth and
+    predicted label sets, and those each label's own cut (f1's) predicted before the joint one."""
+    import numpy as np
+
+    from filterkit.classifying import CheckedClassifier, classifier_matrix
+    from filterkit.evaluation import opened_input
+    from filterkit.evaluation_targets import fitted_label_chain, known_label_rows
+    from filterkit.formats import FormatOptions
+    from filterkit.plugins import load_plugins, running_registry
+    from filterkit.progress import Progress
+    from filterkit.schema import take_rows
+    from filterkit.tasks import Settings, read_rows, task_of
+    from filterkit.thresholds import recut_label_set
+
+    params = {**THRESHOLD_SETTINGS, "threshold": "micro-macro"}
+    settings, registry = Settings(classifier_params=params), load_plugins()
+    files = [str(inputs / "data" / f"{STEM}-{part}.arff") for part in ("train", "test")]
+    with running_registry(lambda: registry):
+        with (
+            opened_input(files[0], None, "", None, FormatOptions()) as (source, name),
+            opened_input(files[1], None, "", None, FormatOptions()) as (test, test_name),
+        ):
+            task = task_of(source.schema, settings)
+            data, training_rows = read_rows(source, name, test, test_name, settings, Progress())
+            dataset, known = known_label_rows(source.schema, data, task.targets, task.named)
+        train, tested = np.flatnonzero(known < training_rows), np.flatnonzero(known >= training_rows)
+        chain = registry.parse_chain(CHAINS[THRESHOLD_ROUTE])
+        fitted, left_out = fitted_label_chain(registry, dataset, chain, chain.stages, train)
+        schema = fitted.output_schema
+        train_features, test_features = (
+            classifier_matrix(schema, next(iter(fitted.transform([take_rows(dataset.data, rows)]))), left_out)
+            for rows in (train, tested)
+        )
+        truth, calls = dataset.truth[train], []
+        for column in truth.T:  # every label of the corpus has training positives and negatives
+            calls.append(CheckedClassifier(registry, "svm", params))
+            calls[-1]("fit", train_features, column.astype(np.int64), settings.seed)
+        own = np.column_stack([call("predict", test_features) for call in calls])
+        recut_label_set([call.classifier for call in calls], truth)
+        joint = np.column_stack([call("predict", test_features) for call in calls])
+
+    def sets(rows) -> list[str]:
+        return ["|".join(label for label, on in zip(dataset.labels, row) if on) for row in rows]
+
+    return {
+        "labels": list(dataset.labels),
+        "truth": sets(dataset.truth[tested]),
+        "predicted": sets(joint),
+        "own_cuts_predicted": sets(own),
+    }
+
+
+def summarize_thresholds(inputs: Path) -> str:
+    """§11.1's table: per rule of ``THRESHOLD_RULES`` its measures, labels a row, CPU, and the paired tests
+    against the fixed cut and PCut; whether :func:`cut_label_set`'s own cuts predicted as evaluate's f1."""
+    import numpy as np
+
+    found = {rule: run_threshold(inputs, rule) for rule in THRESHOLD_RULES}
+    labels = found["fixed"]["labels"]
+    assert all(entry["labels"] == labels and entry["truth"] == found["fixed"]["truth"] for entry in found.values())
+    truth = label_matrix(found["fixed"]["truth"], labels)
+    predicted = {rule: label_matrix(entry["predicted"], labels) for rule, entry in found.items()}
+    scored = {rule: measures(truth, matrix) for rule, matrix in predicted.items()}
+    same = found["micro-macro"]["own_cuts_predicted"] == found["f1"]["predicted"]
+    lines = [
+        f"cut_label_set's cuts before the joint one predict {'as' if same else 'OTHERWISE than'} evaluate's f1.",
+        "; ".join(
+            f"{rule} {entry['seconds']} s wall (load {' '.join(entry['load'])})" for rule, entry in found.items()
+        ),
+        "",
+        "| rule | micro-F1 | macro-F1 | Hamming loss | subset accuracy | labels a row | CPU s | per-label F1 against "
+        "fixed: Δ, W/T/L, Wilcoxon p | against PCut | label sets right only under it / only under fixed, McNemar p |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for rule, values in scored.items():
+        cells = [f"{values[key]:.{4 if key == 'hamming_loss' else 3}f}" for key in MEASURES]
+        cells += [f"{predicted[rule].sum(axis=1).mean():.2f}", f"{found[rule]['cpu']:.1f}"]
+        for other in ("fixed", "pcut"):
+            over, _ = paired_tests(truth, (values, predicted[rule]), (scored[other], predicted[other]))
+            cells.append(
+                f"{over['difference']:+.3f}, {over['wins']}/{over['ties']}/{over['losses']}, {over['wilcoxon_p']:.2g}"
+            )
+        _, exact = paired_tests(truth, (values, predicted[rule]), (scored["fixed"], predicted["fixed"]))
+        cells.append(f"{exact['only_chain_right']} / {exact['only_baseline_right']}, {exact['p']:.2g}")
+        lines.append(f"| {rule} | " + " | ".join(cells) + " |")
+    cardinality = float(np.mean(truth.sum(axis=1)))
+    return "\n".join(lines) + f"\n\nTest label cardinality {cardinality:.3f}.\n"
+
+
+def paired_tests(truth, route: tuple, other: tuple) -> tuple[dict, dict]:
+    """scipy's Wilcoxon over the labels' F1 and McNemar's exact test on the rows' whole label sets, of ``route``
+    against ``other`` (each: its :func:`measures` and its predicted rows × labels)."""
+    import numpy as np
+    from scipy.stats import wilcoxon
+
+    (found, predicted), (found_other, predicted_other) = route, other
+    ours, theirs = found["per_label"], found_other["per_label"]
+    differences = np.subtract(ours, theirs)
+    wins, ties = int(np.sum(differences > 0)), int(np.sum(differences == 0))
+    p = 1.0 if ties == len(differences) else float(wilcoxon(ours, theirs).pvalue)  # 1 when all tie, as evaluate
+    rows = [[tuple(row) for row in matrix] for matrix in (truth, predicted, predicted_other)]
+    only = mcnemar(*rows)
+    over = {"difference": differences.mean(), "wins": wins, "ties": ties, "losses": len(differences) - wins - ties}
+    return {**over, "wilcoxon_p": p}, {"only_chain_right": only[0], "only_baseline_right": only[1], "p": only[2]}
+
+
 def label_matrix(sets: list[str], labels: list[str]):
     """Label sets (names joined by ``|``, evaluate's ``--predictions`` form) as a rows × labels 0/1 matrix."""
     import numpy as np
@@ -279,7 +446,6 @@ def summarize(inputs: Path) -> str:
     paired tests against the first chain (evaluate's) and against scikit-learn (per-label F1 by Wilcoxon;
     McNemar on exact label sets), and selection's max, mean and round robin against each other."""
     import numpy as np
-    from scipy.stats import wilcoxon
 
     results = inputs / "results"
     sizes = json.loads((inputs / "data" / "sizes.json").read_text())
@@ -310,23 +476,16 @@ def summarize(inputs: Path) -> str:
     )
     names = {chain: name for name, chain in CHAINS.items()}
     found = {route: measures(truth, predicted) for route, predicted in routes.items()}
-    truth_keys = [tuple(row) for row in truth]
 
-    def paired_tests(route: str, other: str) -> tuple[dict, dict]:
-        """scipy's Wilcoxon over the labels' F1 and McNemar's exact test on the rows' whole label sets."""
-        differences = np.subtract(found[route]["per_label"], found[other]["per_label"])
-        wins, ties = int(np.sum(differences > 0)), int(np.sum(differences == 0))
-        ours, theirs = found[route]["per_label"], found[other]["per_label"]
-        p = 1.0 if ties == len(differences) else float(wilcoxon(ours, theirs).pvalue)  # 1 when all tie, as evaluate
-        only = mcnemar(truth_keys, [tuple(row) for row in routes[route]], [tuple(row) for row in routes[other]])
-        over = {"difference": differences.mean(), "wins": wins, "ties": ties, "losses": len(differences) - wins - ties}
-        return {**over, "wilcoxon_p": p}, {"only_chain_right": only[0], "only_baseline_right": only[1], "p": only[2]}
+    def routes_paired(route: str, other: str) -> tuple[dict, dict]:
+        """:func:`paired_tests` of two routes by name."""
+        return paired_tests(truth, (found[route], routes[route]), (found[other], routes[other]))
 
     disagreements = []
     for doc in documents.values():
         for entry in doc["paired"]:
             for theirs, ours in zip(
-                (entry["f1_over_labels"], entry["subset_mcnemar"]), paired_tests(entry["chain"], entry["baseline"])
+                (entry["f1_over_labels"], entry["subset_mcnemar"]), routes_paired(entry["chain"], entry["baseline"])
             ):
                 if any(not np.isclose(ours[key], value, rtol=1e-9, atol=1e-12) for key, value in theirs.items()):
                     disagreements.append(f"{names[entry['chain']]}'s paired tests")
@@ -374,7 +533,7 @@ def summarize(inputs: Path) -> str:
     ]
 
     def versus(route: str, other: str) -> str:
-        over, exact = paired_tests(route, other)
+        over, exact = routes_paired(route, other)
         return (
             f"{over['difference']:+.3f}, {over['wins']}/{over['ties']}/{over['losses']}, {over['wilcoxon_p']:.2g} | "
             f"{exact['only_chain_right']} / {exact['only_baseline_right']}, {exact['p']:.2g}"
@@ -394,7 +553,7 @@ def summarize(inputs: Path) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("action", choices=("build", "run", "summarize"))
+    parser.add_argument("action", choices=("build", "run", "summarize", "thresholds", "cut-label-set"))
     parser.add_argument("--inputs", type=Path, default=DEFAULT_INPUTS)
     parser.add_argument("--formats", help="of arff, jsonl (run; default: arff, and jsonl for the selection run)")
     parser.add_argument("--runs", default=",".join(RUNS), help="of selection, shape, shape-copies (run)")
@@ -402,6 +561,10 @@ def main() -> None:
     args.inputs.mkdir(parents=True, exist_ok=True)
     if args.action == "build":
         print(json.dumps(build(args.inputs), indent=1))
+    elif args.action == "thresholds":
+        print(summarize_thresholds(args.inputs))
+    elif args.action == "cut-label-set":
+        print(json.dumps(cut_label_set(args.inputs)))
     elif args.action == "run":
         run(args.inputs, args.runs.split(","), args.formats.split(",") if args.formats else None)
         print(summarize(args.inputs))

@@ -5,8 +5,11 @@ of no row at all; one label alone cut as ``f1``; the cuts saved in a label's cla
 from __future__ import annotations
 
 import csv
+import importlib.util
 import io
 import json
+import shutil
+import sys
 from fractions import Fraction
 from pathlib import Path
 
@@ -184,3 +187,29 @@ def test_micro_macro_with_multiclass_is_refused_in_one_line(run_filterkit):
     lines = result.stderr.strip().splitlines()
     assert result.status == 1 and len(lines) == 1 and "one class per row" in lines[0]
     assert "Traceback" not in result.stderr
+
+
+@pytest.mark.nightly  # runs benchmarks/multilabel.py's thresholds table on a small corpus
+@pytest.mark.skipif(shutil.which("filterkit") is None, reason="the table calls the filterkit console script")
+def test_the_benchmark_s_joint_cut_starts_from_the_cuts_evaluate_makes(tmp_path):
+    benchmarks = Path(__file__).resolve().parent.parent / "benchmarks"
+    sys.path.insert(0, str(benchmarks))  # multilabel.py imports corpora.py beside it
+    spec = importlib.util.spec_from_file_location("multilabel", benchmarks / "multilabel.py")
+    assert spec is not None and spec.loader is not None
+    multilabel = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(multilabel)
+    words = {"use::editing": "editor edit", "works-with::audio": "sound audio", "works-with::text": "text plain"}
+    rows = []
+    for n in range(150):
+        tags = [label for bit, label in enumerate(words) if (n + 1) >> bit & 1 or n % 7 == bit]
+        noise = f" package {n} word{n % 11} tool" + (" edit" if n % 5 == 0 else "")
+        rows.append((" ".join(words[label].split()[n % 2] for label in tags) + noise, tags))
+    (tmp_path / "data").mkdir()
+    for part, kept in (("train", rows[:100]), ("test", rows[100:])):
+        multilabel.write_meka(tmp_path / "data" / f"debtags-{part}.arff", sorted(words), kept)
+    summary = multilabel.summarize_thresholds(tmp_path)
+    assert "cuts before the joint one predict as evaluate's f1" in summary
+    table = [line for line in summary.splitlines() if line.startswith("| ")]
+    assert [line.split(" | ")[0] for line in table[1:]] == [f"| {rule}" for rule in multilabel.THRESHOLD_RULES]
+    found = multilabel.run_threshold(tmp_path, "micro-macro")
+    assert len(found["predicted"]) == 50 and found["cpu"] > 0
