@@ -32,7 +32,16 @@ from onnx import TensorProto, helper, numpy_helper
 from filterkit.errors import FilterkitError
 from filterkit.export.c_source import _classifier_columns, _rules, _step
 from filterkit.export.steps import Keep, Normalize, Presence, Scale, Shape, Step, Unchanged, Words
-from filterkit.export.words import ALPHABETIC, CASE_IGNORABLE, CASED, CHARACTERS, SPACE, _checked, _unicode_properties
+from filterkit.export.words import (
+    ALPHABETIC,
+    CASE_IGNORABLE,
+    CASED,
+    CHARACTERS,
+    SPACE,
+    _checked,
+    _unicode_properties,
+    refusal,
+)
 
 #: The opsets the graph is written for: ONNX 20 (StringConcat), ai.onnx.ml 3 (LabelEncoder), com.microsoft 1
 #: (Tokenizer, MurmurHash3: onnxruntime's contributed operators).
@@ -72,12 +81,7 @@ def onnx_model(model) -> bytes:
     row = _words_row(body, stages[0], words)
     for step in steps[1:]:
         row = _numeric_step(body, step, row)
-    graph = _batch_graph(model, body, _linear(body, model, row))
-    opsets = [helper.make_opsetid(domain, version) for domain, version in OPSETS]
-    exported = helper.make_model(graph, opset_imports=opsets, producer_name="filterkit")
-    exported.ir_version = 9
-    onnx.checker.check_model(exported)
-    return exported.SerializeToString()
+    return _model_outputs(model, body, _linear(body, model, row))
 
 
 @dataclass
@@ -192,46 +196,77 @@ def _code_point_class(points, negated: bool) -> str:
     return f"[{'^' if negated else ''}{body}]"
 
 
+def words_counts_model(stage) -> bytes:
+    """The fitted ``words`` stage's tokens alone as a serialized ONNX graph: per document of its input
+    ``documents`` the count of each of the stage's columns (``counts``, float64 [N, columns]: a word's number in the
+    vocabulary, or its hashed column), as the stage's ``counted`` counts a transform; FilterkitError for a stage
+    the graph cannot count exactly."""
+    refused = refusal(stage)
+    if refused is not None:
+        raise FilterkitError(refused)
+    settings = _checked(stage)
+    width = _width(stage, settings, 0)
+    body = _Graph("document")
+    counts = _counts(body, _token_columns(body, stage, settings), width, 0)
+    g = _Graph("batch")
+    g.nodes.append(helper.make_node("Identity", [_document_loop(g, body, counts, width)], ["counts"]))
+    return _serialized(g, {"counts": (TensorProto.DOUBLE, ["N", width])})
+
+
+def _width(stage, settings, first_column: int) -> int:
+    """The columns of the words step's dense row; FilterkitError past :data:`MOST_COLUMNS`."""
+    width = settings.hash_columns or len(settings.words)
+    if first_column + width > MOST_COLUMNS:
+        raise FilterkitError(
+            f"stage '{stage.name}' makes {first_column + width:,} columns, more than the {MOST_COLUMNS:,} an ONNX "
+            "graph's dense row of a document holds"
+        )
+    return width
+
+
 def _words_row(g: _Graph, stage, words: Words) -> tuple[str, str, int]:
     """The words step on one document: its dense row of values (float64) and which columns a sparse row would store
     (the words it holds), after the columns of the attributes the stage keeps."""
     settings = _checked(stage)
-    width = settings.hash_columns or len(settings.words)
-    if words.first_column + width > MOST_COLUMNS:
-        raise FilterkitError(
-            f"stage '{stage.name}' makes {words.first_column + width:,} columns, more than the {MOST_COLUMNS:,} an "
-            "ONNX graph's dense row of a document holds"
-        )
+    width = _width(stage, settings, words.first_column)
+    counts = _counts(g, _token_columns(g, stage, settings), width, words.first_column)
+    values, stored = _weighted(g, counts, words)
+    return values, stored, words.first_column + width
+
+
+def _token_columns(g: _Graph, stage, settings) -> str:
+    """The column of each token of the document the Loop is at (-1: a word not in the vocabulary)."""
     document = g.op("Reshape", g.op("Gather", "documents", "iteration"), g.ints(1))
     boundaries = _boundaries(settings)
     stop_words = settings.stop_words if settings.tokenizer != CHARACTERS else []
-    lowered = document
+    lowered, separator = document, -1
     if settings.lowercase or stop_words:
-        lowered = _lowercased(g, stage, document, boundaries, ascii_only=settings.tokenizer == ALPHABETIC)
+        lowered, separator = _lowercased(g, stage, document, boundaries, settings.tokenizer == ALPHABETIC)
     if settings.tokenizer == CHARACTERS:
-        tokens = _character_ngrams(g, lowered if settings.lowercase else document, settings)
-        keys = tokens
-    else:
-        expression = "[A-Za-z]+" if settings.tokenizer == ALPHABETIC else _code_point_class(boundaries, True) + "+"
-        if not boundaries and settings.tokenizer != ALPHABETIC:
-            expression = "(?s:.)+"
-        keys = _word_ngrams(g, g.matches(lowered, expression), settings)
-        tokens = keys if lowered == document else _word_ngrams(g, g.matches(document, expression), settings)
-        if stop_words:
-            stopped = g.op(
-                "LabelEncoder",
-                keys,
-                domain="ai.onnx.ml",
-                keys_strings=list(stop_words),
-                values_int64s=[1] * len(stop_words),
-                default_int64=0,
-            )
-            kept = g.op("Not", g.op("Cast", stopped, to=9))
-            keys, tokens = g.op("Compress", keys, kept, axis=0), g.op("Compress", tokens, kept, axis=0)
-        if not settings.lowercase:
-            keys = tokens
-    values, stored = _weighted(g, _columns(g, keys, settings), width, words)
-    return values, stored, words.first_column + width
+        return _columns(g, _character_ngrams(g, lowered, settings), settings)
+    expression = _code_point_class(boundaries, True) + "+" if boundaries else "(?s:.)+"
+    if settings.tokenizer == ALPHABETIC:
+        expression = "[A-Za-z]+"
+    lowered_expression = _code_point_class([separator], True) + "+" if separator >= 0 else expression
+    keys = _word_ngrams(g, g.matches(lowered, lowered_expression), settings)
+    tokens = keys if lowered == document else _word_ngrams(g, g.matches(document, expression), settings)
+    if stop_words:
+        stopped = g.op(
+            "LabelEncoder",
+            keys,
+            domain="ai.onnx.ml",
+            keys_strings=_encodable(stop_words),
+            values_int64s=[1] * len(_encodable(stop_words)),
+            default_int64=0,
+        )
+        kept = g.op("Not", g.op("Cast", stopped, to=TensorProto.BOOL))
+        keys, tokens = g.op("Compress", keys, kept, axis=0), g.op("Compress", tokens, kept, axis=0)
+    return _columns(g, keys if settings.lowercase else tokens, settings)
+
+
+def _encodable(words) -> list[str]:
+    """The words that UTF-8 can hold: a lone surrogate, which no document given as UTF-8 holds, matches no token."""
+    return [word for word in words if not any(0xD800 <= ord(character) < 0xE000 for character in word)]
 
 
 def _boundaries(settings) -> list[int]:
@@ -252,37 +287,42 @@ def _unicode_tables():
     return _unicode_properties()
 
 
-def _lowercase_table(stage, boundaries: list[int], ascii_only: bool) -> tuple[list[str], list[str], list[int]]:
-    """The code points whose flags matter to lowercasing (keys), their lowercase (or themselves) and their flags;
-    FilterkitError when lowercasing would make a token boundary, or a byte Java's trim cuts, of what is not one."""
+def _lowercase_table(stage, boundaries: list[int], ascii_only: bool) -> tuple[list[str], list[str], list[int], int]:
+    """The code points whose flags matter to lowercasing (keys), what they become in the lowercased document (their
+    lowercase; a boundary, the separator) and their flags; and the separator: the first boundary no lowercase holds.
+    FilterkitError when every boundary is in some lowercase, or lowercasing makes a byte Java's trim cuts."""
     if ascii_only:
         letters = [chr(point) for point in range(ord("A"), ord("Z") + 1)]
-        return letters, [letter.lower() for letter in letters], [FLAG_CHANGED] * len(letters)
+        return letters, [letter.lower() for letter in letters], [FLAG_CHANGED] * len(letters), -1
     deltas, flags, special = _unicode_tables()
     boundary = np.zeros(0x110000, dtype=bool)
     boundary[boundaries] = True
-    changed = (deltas != 0) | ((flags & 8) != 0)
-    changed[boundary] = False
+    changed = ((deltas != 0) | ((flags & 8) != 0)) & ~boundary
     changed[ord(SIGMA)] = False
+    lowercases = {point: chr(point).lower() for point in np.flatnonzero(changed).tolist()}
+    made = {ord(character) for lowercase in lowercases.values() for character in lowercase}
+    if any(point <= 0x20 for point in made):
+        raise FilterkitError(f"stage '{stage.name}': lowercasing makes a byte up to U+0020, which n-grams trim")
+    separator = next((point for point in boundaries if point not in made), -1)
+    if boundaries and separator < 0:
+        raise FilterkitError(
+            f"stage '{stage.name}': each of its delimiters is in the lowercase of a character a token holds, so an "
+            "ONNX graph cannot mark where its tokens end"
+        )
     table = np.where(flags & CASED, FLAG_CASED, 0) | np.where(flags & CASE_IGNORABLE, FLAG_IGNORABLE, 0)
-    table |= np.where(changed, FLAG_CHANGED, 0) | np.where(boundary, FLAG_BOUNDARY, 0)
+    table |= np.where(changed | boundary, FLAG_CHANGED, 0) | np.where(boundary, FLAG_BOUNDARY, 0)
     table[0xD800:0xE000] = 0
     points = np.flatnonzero(table).tolist()
     keys = [chr(point) for point in points]
-    lowered = [chr(point).lower() if table[point] & FLAG_CHANGED else chr(point) for point in points]
-    for key, lower in zip(keys, lowered):
-        made = {ord(character) for character in lower} - {ord(key)}
-        if made & set(boundaries) or any(ord(character) <= 0x20 for character in lower if character != key):
-            raise FilterkitError(
-                f"stage '{stage.name}': lowercasing makes U+{ord(key):04X} a token boundary, which an ONNX graph "
-                "lowercasing documents before cutting them cannot follow"
-            )
-    return keys, lowered, [int(table[point]) for point in points]
+    lowered = [chr(separator) if boundary[point] else lowercases.get(point, chr(point)) for point in points]
+    return keys, lowered, [int(table[point]) for point in points], separator
 
 
-def _lowercased(g: _Graph, stage, document: str, boundaries: list[int], ascii_only: bool) -> str:
-    """The document lowercased as ``str.lower`` lowercases each of its tokens (a 1-element tensor)."""
-    keys, lowered, flags = _lowercase_table(stage, boundaries, ascii_only)
+def _lowercased(g: _Graph, stage, document: str, boundaries: list[int], ascii_only: bool) -> tuple[str, int]:
+    """The document lowercased as ``str.lower`` lowercases each of its tokens, each boundary (the delimiters, or
+    whitespace for character n-grams) made one that no lowercase holds (a 1-element tensor); and that boundary
+    (-1: none)."""
+    keys, lowered, flags, separator = _lowercase_table(stage, boundaries, ascii_only)
     points = g.matches(document, "(?s:.)")
     flag = g.op("LabelEncoder", points, domain="ai.onnx.ml", keys_strings=keys, values_int64s=flags, default_int64=0)
     mapped = g.op(
@@ -292,11 +332,11 @@ def _lowercased(g: _Graph, stage, document: str, boundaries: list[int], ascii_on
     result = g.where(changed, mapped, points)
     if not ascii_only:
         result = _sigmas(g, points, flag, result)
-    return g.joined(result)
+    return g.joined(result), separator
 
 
 def _has_flag(g: _Graph, flags: str, bit: int) -> str:
-    return g.op("Cast", g.op("BitwiseAnd", flags, g.const(np.array(bit, dtype=np.int64))), to=9)
+    return g.op("Cast", g.op("BitwiseAnd", flags, g.const(np.array(bit, dtype=np.int64))), to=TensorProto.BOOL)
 
 
 def _sigmas(g: _Graph, points: str, flag: str, lowered: str) -> str:
@@ -310,7 +350,7 @@ def _sigmas(g: _Graph, points: str, flag: str, lowered: str) -> str:
     no = g.const(np.array([False]))
     stops = g.op("Concat", edge, stops, edge, axis=0)
     cased = g.op("Concat", no, cased, no, axis=0)
-    stop_numbers = g.op("Cast", stops, to=7)
+    stop_numbers = g.op("Cast", stops, to=TensorProto.INT64)
     before = g.op("CumSum", stop_numbers, g.const(np.array(0, dtype=np.int64)), exclusive=1)
     positions = g.op("Reshape", g.op("NonZero", stops), g.ints(-1))
     inner = g.slice(before, g.ints(1), g.ints(-1))
@@ -318,7 +358,7 @@ def _sigmas(g: _Graph, points: str, flag: str, lowered: str) -> str:
     previous = g.op("Gather", positions, g.op("Sub", inner, g.const(np.array(1, dtype=np.int64))))
     following = g.op("Gather", positions, g.op("Add", inner, inner_stops))
     final = g.op("And", g.op("Gather", cased, previous), g.op("Not", g.op("Gather", cased, following)))
-    sigma = g.op("Equal", points, g.const(np.array([SIGMA], dtype=object)))
+    sigma = g.op("And", g.op("Equal", points, g.const(np.array([SIGMA], dtype=object))), g.op("Not", boundary))
     small = g.where(
         final, g.const(np.array([FINAL_SIGMA], dtype=object)), g.const(np.array([SMALL_SIGMA], dtype=object))
     )
@@ -360,7 +400,7 @@ def _character_ngrams(g: _Graph, document: str, settings) -> str:
     is_space = g.op("Equal", points, space)
     following = g.op("Concat", g.slice(is_space, g.ints(1), g.ints(1 << 62)), g.const(np.array([True])), axis=0)
     leading = g.op("And", is_space, g.op("Not", following))
-    word_number = g.op("CumSum", g.op("Cast", leading, to=7), g.const(np.array(0, dtype=np.int64)))
+    word_number = g.op("CumSum", g.op("Cast", leading, to=TensorProto.INT64), g.const(np.array(0, dtype=np.int64)))
     count = g.size(points)
     grams = []
     for n in range(settings.ngram_min, settings.ngram_max + 1):
@@ -379,30 +419,35 @@ def _columns(g: _Graph, tokens: str, settings) -> str:
     """Each token's column: its number in the vocabulary (-1 when absent), or its hashed column."""
     if settings.hash_columns:
         hashed = g.op("MurmurHash3", tokens, domain="com.microsoft", seed=0, positive=0)
-        magnitude = g.op("Abs", g.op("Cast", hashed, to=7))
+        magnitude = g.op("Abs", g.op("Cast", hashed, to=TensorProto.INT64))
         return g.op("BitwiseAnd", magnitude, g.const(np.array(settings.hash_columns - 1, dtype=np.int64)))
+    numbers = [number for number, word in enumerate(settings.words) if _encodable([word])]
     return g.op(
         "LabelEncoder",
         tokens,
         domain="ai.onnx.ml",
-        keys_strings=list(settings.words),
-        values_int64s=list(range(len(settings.words))),
+        keys_strings=[settings.words[number] for number in numbers],
+        values_int64s=numbers,
         default_int64=-1,
     )
 
 
-def _weighted(g: _Graph, columns: str, width: int, words: Words) -> tuple[str, str]:
-    """The counts of the columns as a dense row after the kept attributes' columns, weighted as the words step
-    weights them; and where a word is."""
+def _counts(g: _Graph, columns: str, width: int, first_column: int) -> str:
+    """How often each column is met (-1 for none), as a dense row of float64 after ``first_column`` zeros."""
     absent = g.op("Less", columns, g.const(np.array(0, dtype=np.int64)))
     placed = g.where(absent, g.const(np.array(width, dtype=np.int64)), columns)
     ones = g.op("Expand", g.double(1.0), g.size(placed))
-    zeros = g.op("ConstantOfShape", g.ints(words.first_column + width + 1), value=_double_tensor(0.0))
-    shifted = g.op("Add", placed, g.const(np.array(words.first_column, dtype=np.int64)))
+    zeros = g.op("ConstantOfShape", g.ints(first_column + width + 1), value=_double_tensor(0.0))
+    shifted = g.op("Add", placed, g.const(np.array(first_column, dtype=np.int64)))
     counts = g.op("ScatterElements", zeros, shifted, ones, axis=0, reduction="add")
-    counts = g.slice(counts, g.ints(0), g.ints(words.first_column + width))
+    return g.slice(counts, g.ints(0), g.ints(first_column + width))
+
+
+def _weighted(g: _Graph, counts: str, words: Words) -> tuple[str, str]:
+    """The words step's values of a row of counts (the count or 1, ln(1 + x), times the idf) and where a word
+    is."""
     stored = g.op("Greater", counts, g.double(0.0))
-    values = counts if words.counts else g.op("Cast", stored, to=11)
+    values = counts if words.counts else g.op("Cast", stored, to=TensorProto.DOUBLE)
     if words.log_tf:
         values = g.op("Log", g.op("Add", values, g.double(1.0)))
     if words.idf is not None:
@@ -425,7 +470,7 @@ def _numeric_step(g: _Graph, step: Step, row: tuple[str, str, int]) -> tuple[str
     if isinstance(step, Presence):
         acted = g.op("And", _acted(g, step.acted, width), stored)
         acted = g.op("And", acted, g.op("Not", g.op("IsNaN", values)))
-        present = g.op("Cast", g.op("Not", g.op("Equal", values, g.double(0.0))), to=11)
+        present = g.op("Cast", g.op("Not", g.op("Equal", values, g.double(0.0))), to=TensorProto.DOUBLE)
         return g.where(acted, present, values), stored, width
     if isinstance(step, Keep):
         columns = g.const(np.asarray(step.columns, dtype=np.int64), "kept")
@@ -539,7 +584,7 @@ def _shaped_values(g: _Graph, step: Shape, x: str, tables: np.ndarray) -> str:
         "ScatterElements",
         g.const(np.zeros(len(tables), dtype=np.int64)),
         g.const(owner, "owner"),
-        g.op("Cast", at_most, to=7),
+        g.op("Cast", at_most, to=TensorProto.INT64),
         axis=0,
         reduction="add",
     )
@@ -599,8 +644,9 @@ def _linear(g: _Graph, model, row: tuple[str, str, int]) -> str:
     return decisions
 
 
-def _batch_graph(model, body: _Graph, decisions: str):
-    """The graph: a Loop scoring each document of the batch, then the answers of all of them."""
+def _document_loop(g: _Graph, body: _Graph, row: str, width: int) -> str:
+    """A Loop over the documents of the input ``documents`` computing ``row`` (``width`` float64) of each by
+    ``body`` (which reads ``documents`` at ``iteration``): the rows [N, width]."""
     passed = body.op("Identity", "condition")
     loop_body = helper.make_graph(
         body.nodes,
@@ -611,31 +657,46 @@ def _batch_graph(model, body: _Graph, decisions: str):
         ],
         [
             helper.make_tensor_value_info(passed, TensorProto.BOOL, []),
-            helper.make_tensor_value_info(decisions, TensorProto.DOUBLE, [len(model.classes)]),
+            helper.make_tensor_value_info(row, TensorProto.DOUBLE, [width]),
         ],
         initializer=body.constants,
     )
-    g = _Graph("batch")
-    count = g.op("Squeeze", g.size("documents"))
-    scored = g.op("Loop", count, "", body=loop_body)
-    outputs = {"decisions": g.op("Reshape", scored, g.ints(-1, len(model.classes)))}
-    outputs.update(_answers(g, model, outputs["decisions"]))
-    for name, value in outputs.items():
-        g.nodes.append(helper.make_node("Identity", [value], [name]))
-    k = len(model.classes)
-    kinds: dict[str, tuple[int, list]] = {
-        "decisions": (TensorProto.DOUBLE, ["N", k]),
-        "probabilities": (TensorProto.DOUBLE, ["N", k]),
-        "classes": (TensorProto.STRING, [len(model.labels)]),
-        "label": (TensorProto.BOOL, ["N", k]) if model.label_sets else (TensorProto.STRING, ["N"]),
-    }
-    return helper.make_graph(
+    scored = g.op("Loop", g.op("Squeeze", g.size("documents")), "", body=loop_body)
+    return g.op("Reshape", scored, g.ints(-1, width))
+
+
+def _serialized(g: _Graph, outputs: dict[str, tuple[int, list]]) -> bytes:
+    """The graph ``g`` from ``documents`` (strings [N]) to ``outputs`` (each value of ``g`` of that name: its type
+    and shape), checked and serialized."""
+    graph = helper.make_graph(
         g.nodes,
         "filterkit",
         [helper.make_tensor_value_info("documents", TensorProto.STRING, ["N"])],
-        [helper.make_tensor_value_info(name, *kinds[name]) for name in outputs],
+        [helper.make_tensor_value_info(name, *kind) for name, kind in outputs.items()],
         initializer=g.constants,
     )
+    opsets = [helper.make_opsetid(domain, version) for domain, version in OPSETS]
+    exported = helper.make_model(graph, opset_imports=opsets, producer_name="filterkit")
+    exported.ir_version = 9
+    onnx.checker.check_model(exported)
+    return exported.SerializeToString()
+
+
+def _model_outputs(model, body: _Graph, decisions: str) -> bytes:
+    """The whole model's graph: each document's decision values by ``body``, then the answers of all of them."""
+    g = _Graph("batch")
+    k = len(model.classes)
+    outputs = {"decisions": _document_loop(g, body, decisions, k)}
+    outputs.update(_answers(g, model, outputs["decisions"]))
+    for name, value in outputs.items():
+        g.nodes.append(helper.make_node("Identity", [value], [name]))
+    kinds: dict[str, tuple[int, list]] = {
+        "decisions": (TensorProto.DOUBLE, ["N", k]),
+        "label": (TensorProto.BOOL, ["N", k]) if model.label_sets else (TensorProto.STRING, ["N"]),
+        "probabilities": (TensorProto.DOUBLE, ["N", k]),
+        "classes": (TensorProto.STRING, [len(model.labels)]),
+    }
+    return _serialized(g, {name: kinds[name] for name in kinds if name in outputs})
 
 
 def _answers(g: _Graph, model, decisions: str) -> dict[str, str]:
@@ -667,14 +728,18 @@ def _answers(g: _Graph, model, decisions: str) -> dict[str, str]:
         if model.label_sets:
             answers["label"] = yes
         else:
-            chosen = g.op("Cast", g.op("Not", g.op("Reshape", yes, g.ints(-1))), to=7)
+            chosen = g.op("Cast", g.op("Not", g.op("Reshape", yes, g.ints(-1))), to=TensorProto.INT64)
             answers["label"] = g.op("Gather", names, chosen)
         return answers
     if thresholds is not None:
         scores = g.op("Sub", scores, g.const(np.asarray(thresholds, dtype=np.float64)))
     missing = g.op("IsNaN", scores)
-    first_missing = g.op("ArgMax", g.op("Cast", missing, to=7), axis=1, keepdims=0)
+    first_missing = g.op("ArgMax", g.op("Cast", missing, to=TensorProto.INT64), axis=1, keepdims=0)
     largest = g.op("ArgMax", g.where(missing, g.double(float("-inf")), scores), axis=1, keepdims=0)
-    any_missing = g.op("Cast", g.op("ReduceMax", g.op("Cast", missing, to=7), g.ints(1), keepdims=0), to=9)
+    any_missing = g.op(
+        "Cast",
+        g.op("ReduceMax", g.op("Cast", missing, to=TensorProto.INT64), g.ints(1), keepdims=0),
+        to=TensorProto.BOOL,
+    )
     answers["label"] = g.op("Gather", names, g.where(any_missing, first_missing, largest))
     return answers
