@@ -84,6 +84,10 @@ def usable_cores() -> int:
 POOL_FROM_ROWS = 5_000
 
 
+#: Where :func:`run_fits` fits when told nothing else: (jobs, engine, (scheduler, local workers), plugins folder).
+HERE: tuple = (1, "local", (None, None), None)
+
+
 def pool_size(jobs: int | None, rows: int) -> int:
     """The processes fits of ``rows`` training rows run in: ``jobs`` as given, or, left out (None), every core this
     process may use from :data:`POOL_FROM_ROWS` rows, else this process alone."""
@@ -570,16 +574,10 @@ def score_in_worker(plugins_dir, score, dataset, arguments: tuple, settings: Set
 @contextlib.contextmanager
 def _dask_results(registry, plugins_dir, fits: Fits, chains, settings: Settings, cluster: tuple, progress):
     """The results of ``fits`` as tasks on the Dask cluster at ``cluster``'s scheduler (None: a local one of its
-    workers), in their order; the rows are sent to every worker once.  A scheduler's workers are first checked
-    for the chains' stages and the classifier (:meth:`~filterkit.distributed.DaskEngine.check_workers`)."""
-    from filterkit.distributed import DaskEngine, results_in_order
+    workers), in their order; the rows are sent to every worker once."""
+    from filterkit.distributed import results_in_order
 
-    scheduler, workers = cluster
-    classifier = registry.classifiers[settings.classifier]
-    with DaskEngine.connect(scheduler, plugins_dir, 0, progress, workers=workers) as engine:
-        for chain in chains:
-            stages = [registry.make_stage(name, params) for name, params in chain.stages]
-            engine.check_workers(Chain(stages), classifier)
+    with checked_dask_engine(registry, plugins_dir, chains, settings, cluster, progress) as engine:
         client = engine.client
         (shared,) = client.scatter([fits.dataset], broadcast=True)
         yield results_in_order(
@@ -588,6 +586,22 @@ def _dask_results(registry, plugins_dir, fits: Fits, chains, settings: Settings,
                 for arguments in fits.arguments
             ]
         )
+
+
+@contextlib.contextmanager
+def checked_dask_engine(registry, plugins_dir, chains, settings: Settings, cluster: tuple, progress):
+    """A :class:`~filterkit.distributed.DaskEngine` on ``cluster``'s scheduler (None: a local cluster of its
+    workers) whose workers, on a scheduler, have every stage of ``chains`` and ``settings``' classifier as this
+    process has them (:meth:`~filterkit.distributed.DaskEngine.check_workers`), for fits sent as tasks."""
+    from filterkit.distributed import DaskEngine
+
+    scheduler, workers = cluster
+    classifier = registry.classifiers[settings.classifier]
+    with DaskEngine.connect(scheduler, plugins_dir, 0, progress, workers=workers) as engine:
+        for chain in chains:
+            stages = [registry.make_stage(name, params) for name, params in chain.stages]
+            engine.check_workers(Chain(stages), classifier)
+        yield engine
 
 
 def result_document(chains, tasks, settings: Settings, grouped: dict, settings_json: dict, ratios: dict) -> dict:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import re
-from typing import Callable
+from typing import Any, Callable
 
 import numpy as np
 
@@ -102,6 +102,9 @@ def train(
     plugins_dir=None,
     warn: Callable[[str], None] | None = None,
     search: str = "nested",
+    engine: str = "local",
+    scheduler: str | None = None,
+    workers: int | None = None,
 ) -> "TrainedModel":
     """Fit the chain (the best of ``chains``, by default :func:`default_candidates`, by :func:`candidate_scores`
     when there are several) and the classifier of ``settings`` on ``source`` (a path read in ``input_format`` with
@@ -112,7 +115,9 @@ def train(
     ``warn`` is given each warning in the chain command's words: a candidate's once (of the first fold that gives
     it), then the kept chain's, fitted on every row.  ``search`` (:data:`SEARCHES`) says how the candidates are scored
     and C picked; ``flat`` (a class's task and the svm only) scores a single chain too, for its C, a candidate's
-    folds at a time in up to ``jobs`` processes."""
+    folds at a time in up to ``jobs`` processes.  With ``engine="dask"`` the candidates' fits are tasks on the Dask
+    cluster at ``scheduler`` (None: a local one of ``workers`` processes, one per core when None) instead, with the
+    same model; the kept chain's final fit, on every row, is made here either way."""
     from filterkit.progress import Progress
 
     settings = Settings() if settings is None else settings
@@ -146,7 +151,7 @@ def train(
                 chains,
                 settings,
                 (progress, warn),
-                (candidate_folds, jobs, plugins_dir),
+                (candidate_folds, (jobs, engine, (scheduler, workers), plugins_dir)),
             )
         progress.expect(planned_steps(chains, search))
         dataset, _ = evaluation.read_dataset(opened, name, None, "", settings, progress)
@@ -157,9 +162,10 @@ def train(
         chains = default_candidates(dataset.schema, registry, task == MULTICLASS_TASK and present_classes(dataset) > 2)
     candidates = []
     searched: dict = {}
+    placed = (jobs, engine, (scheduler, workers), plugins_dir)
     if search == "flat":
         candidates = flat_candidate_scores(
-            dataset, chains, task, settings, registry, name, candidate_folds, (jobs, plugins_dir), (progress, warn)
+            dataset, chains, task, settings, registry, name, candidate_folds, placed, (progress, warn)
         )
         chosen = best_candidate(chains, candidates)
         grid = CheckedClassifier(registry, settings.classifier, settings.classifier_params).classifier.params[
@@ -170,7 +176,7 @@ def train(
         searched = {"search": "flat", "search_c_values": grid}
     elif len(chains) > 1:
         candidates = candidate_scores(
-            dataset, chains, settings, registry, name, candidate_folds, (jobs, plugins_dir), (progress, warn)
+            dataset, chains, settings, registry, name, candidate_folds, placed, (progress, warn)
         )
         chosen = best_candidate(chains, candidates)
     else:
@@ -241,7 +247,7 @@ def candidate_scores(
     registry: Registry,
     name: str,
     folds: int,
-    workers: tuple = (1, None),
+    workers: tuple = evaluation.HERE,
     shown: tuple = (None, None),
 ) -> list[dict]:
     """Each chain's cross-validated score on ``dataset`` (``folds`` stratified folds, as ``evaluate``):
@@ -249,8 +255,9 @@ def candidate_scores(
     ``--multiclass``), the F1 (macro-F1) beside it.  A chain is judged by how well its features rank the rows;
     the classifier's C and threshold, chosen on the same rows, make the decisions (docs/RESULTS.md §10.1: the F1
     of five folds picked, among chains within 0.01 of each other, the worse on the test files).  The folds are
-    fitted in ``workers`` (up to that many processes, with the plugins of that folder), with the same results,
-    and ``shown`` (a progress, a function given each warning) as :func:`scored_candidates` shows them."""
+    fitted where ``workers`` says (:func:`~filterkit.evaluation.run_fits`' jobs, engine, cluster and plugins
+    folder), with the same results, and ``shown`` (a progress, a function given each warning) as
+    :func:`scored_candidates` shows them."""
     result = scored_candidates(
         MemorySource(dataset.schema, dataset.data),
         chains,
@@ -283,7 +290,8 @@ def scored_candidates(
     shown: tuple,
 ) -> Evaluation:
     """``evaluate``'s cross-validation of ``chains`` on ``source`` (one task, one training fraction, one
-    repeat), fitted in ``workers`` (jobs, plugins folder), shown as it goes: each fit counted on ``shown``'s
+    repeat), fitted where ``workers`` says (:func:`~filterkit.evaluation.run_fits`' jobs, engine, cluster and
+    plugins folder), shown as it goes: each fit counted on ``shown``'s
     progress (None: none) as candidate k of n, fold j of f, and each distinct warning of a candidate given once,
     naming it, to ``shown``'s function (None: none); the fits run fold by fold, every candidate in each."""
     from filterkit.evaluation_targets import target_fits
@@ -305,7 +313,6 @@ def scored_candidates(
         warned_of(position % count, position // count % settings.folds, texts)
 
     label = f"scoring {count} candidate chains by {settings.folds}-fold cross-validation"
-    workers = (workers[0], "local", (None, None), workers[1])
     results = evaluation.run_fits(
         registry, fits, chains, settings, workers, progress, label, uneven=True, warned=warned
     )
@@ -320,7 +327,7 @@ def flat_candidate_scores(
     registry: Registry,
     name: str,
     folds: int,
-    workers: tuple = (1, None),
+    workers: tuple = evaluation.HERE,
     shown: tuple = (None, None),
 ) -> list[dict]:
     """Each chain's score and the svm's C by one cross-validation over both (``train --search flat``):
@@ -330,10 +337,9 @@ def flat_candidate_scores(
     the held-out rows (:func:`_flat_c_search`).  The score at the C picked is the task's AUC (the macro one-vs-rest
     AUC, ``--multiclass``) of each fold, averaged over the folds, as :func:`candidate_scores` measures it; the F1
     the out-of-fold F1 (macro-F1) at that C, as the svm's inner search measures it.  A chain's folds are fitted,
-    and held in memory while its C is searched, here or in ``workers`` (up to that many processes, with the
-    plugins of that folder; None: :func:`~filterkit.evaluation.pool_size` chooses), a fold to a process, with the
-    same results; ``shown`` (a progress, a function given each warning) counts a step per (candidate, fold) and
-    warns as :func:`scored_candidates`."""
+    and held in memory while its C is searched, where ``workers`` says (:class:`FoldRunner`), a fold to a process
+    or task, with the same results; ``shown`` (a progress, a function given each warning) counts a step per
+    (candidate, fold) and warns as :func:`scored_candidates`."""
     from filterkit.progress import Progress
     from filterkit.tasks import stratified_folds
 
@@ -354,7 +360,7 @@ def flat_candidate_scores(
     label = f"scoring {len(chains)} candidate chains and the svm's C by one {folds}-fold cross-validation"
     candidates = []
     jobs = min(evaluation.pool_size(workers[0], dataset.data.n_rows), folds)
-    with FoldRunner(registry, dataset, jobs, workers[1]) as runner:
+    with FoldRunner(registry, dataset, (jobs, *workers[1:]), (chains, settings, progress)) as runner:
         with progress.step(label, items=len(chains) * folds, unit="fits", uneven=True) as meter:
             for number, chain in enumerate(chains):
                 held, truth, columns = [], np.zeros(len(codes), dtype=np.int64), []
@@ -367,7 +373,8 @@ def flat_candidate_scores(
                     meter.advance(detail=f"candidate {number + 1} of {len(chains)}, fold {fold + 1} of {folds}")
                 svm = CheckedClassifier(registry, settings.classifier, settings.classifier_params)
                 searched = (settings.classifier, settings.classifier_params, settings.seed)
-                chosen, decisions, f1 = _flat_c_search(runner, svm, searched, held, cuts, truth, columns)
+                kept = runner.kept(held)
+                chosen, decisions, f1 = _flat_c_search(runner, svm, searched, kept, cuts, truth, columns)
                 candidates.append(
                     {
                         "chain": chain.text,
@@ -381,27 +388,56 @@ def flat_candidate_scores(
 
 
 class FoldRunner:
-    """Runs the flat search's calls (a function of the registry, the rows and its arguments) here, or, with more
-    than one job, in a pool of that many processes that read the rows once each (as ``evaluate``'s workers
-    do): their results in their order, the first error in that order raised, as one process would raise it.
-    A call's arguments travel with it: a fold's feature matrices go to a worker again for every C (on two cores
-    the pool cost the flat search more than it saved: 34 CPU s against 24 on 8,000 Debian descriptions)."""
+    """Runs the flat search's calls (a function of the registry, the rows and its arguments) here, in a pool of
+    processes that read the rows once each (as ``evaluate``'s workers do), or as tasks on a Dask cluster that is
+    sent the rows once a worker: their results in their order, the first error in that order raised, as one
+    process would raise it.  A call's arguments travel with it: in the pool a fold's feature matrices go to a
+    worker again for every C (on two cores the pool cost the flat search more than it saved: 34 CPU s against 24
+    on 8,000 Debian descriptions); on Dask they are sent to the cluster once a candidate (:meth:`kept`)."""
 
-    def __init__(self, registry: Registry, dataset: Dataset, jobs: int, plugins_dir):
-        self.registry, self.dataset, self.jobs, self.plugins_dir = registry, dataset, jobs, plugins_dir
+    def __init__(self, registry: Registry, dataset: Dataset, workers: tuple, checked: tuple):
+        """Calls on ``dataset`` placed as ``workers`` says (processes, engine, cluster and plugins folder, as
+        :func:`~filterkit.evaluation.run_fits` takes them), a Dask cluster's workers checked for the stages of
+        ``checked``'s chains and its settings' classifier (its progress showing the cluster start)."""
+        self.jobs, self.engine, self.cluster, self.plugins_dir = workers
+        self.registry, self.dataset, self.checked = registry, dataset, checked
         self.stack = contextlib.ExitStack()
-        self.shipped = None
+        self.shipped: Any = None
+        self.client: Any = None
 
     def __enter__(self) -> "FoldRunner":
-        if self.jobs > 1:
+        if self.engine == "dask":
+            chains, settings, progress = self.checked
+            engine = self.stack.enter_context(
+                evaluation.checked_dask_engine(
+                    self.registry, self.plugins_dir, chains, settings, self.cluster, progress
+                )
+            )
+            self.client, self.plugins_dir = engine.client, engine.plugins_dir
+            (self.shipped,) = self.client.scatter([self.dataset], broadcast=True)
+        elif self.jobs > 1:
             self.shipped = self.stack.enter_context(evaluation.shipped_dataset(self.dataset))
         return self
 
     def __exit__(self, *raised) -> None:
         self.stack.close()
 
+    def kept(self, values: list) -> list:
+        """``values`` as the calls take them: on Dask, sent to the cluster once (futures that its tasks resolve)."""
+        return values if self.client is None else self.client.scatter(values)
+
     def results(self, function: Callable, calls: list[tuple]):
         """``function(registry, dataset, *arguments)`` of each of ``calls``' arguments, in their order."""
+        if self.client is not None:
+            from filterkit.distributed import results_in_order
+
+            yield from results_in_order(
+                [
+                    self.client.submit(_on_dask, self.plugins_dir, function, self.shipped, arguments, pure=False)
+                    for arguments in calls
+                ]
+            )
+            return
         if self.jobs == 1:
             for arguments in calls:
                 yield function(self.registry, self.dataset, *arguments)
@@ -424,6 +460,12 @@ def _in_worker(plugins_dir, shipped: str, function: Callable, arguments: tuple) 
         return function(evaluation.worker_registry(plugins_dir), evaluation.worker_dataset(shipped), *arguments), None
     except Exception as error:  # raised in the parent at the call's turn (FoldRunner.results)
         return None, error
+
+
+def _on_dask(plugins_dir, function: Callable, dataset: Dataset, arguments: tuple):
+    """``function`` of ``arguments`` in a Dask task, on the rows sent to its worker and the plugins of
+    ``plugins_dir`` (loaded once a worker process)."""
+    return function(evaluation.worker_registry(plugins_dir), dataset, *arguments)
 
 
 def flat_fold(registry: Registry, dataset: Dataset, chain: ChainSpec, task: str, train, test, folds: int) -> tuple:
@@ -610,13 +652,14 @@ def train_labels(
     """:func:`train` on multi-label data (``task``: a label set, its labels' names and Mulan's XML, if any), by binary
     relevance as ``evaluate --test`` scores it: the chain fitted once for every label, a classifier per label
     (a label constant in the training rows predicted constant); several candidates are scored by
-    cross-validated micro-F1 over iteratively stratified folds (``scoring``: the folds, the jobs and the plugins
-    folder of their processes), shown as :func:`train` shows them (``shown``: its progress and warn)."""
+    cross-validated micro-F1 over iteratively stratified folds (``scoring``: the folds, and where they are fitted:
+    :func:`~filterkit.evaluation.run_fits`' jobs, engine, cluster and plugins folder), shown as :func:`train`
+    shows them (``shown``: its progress and warn)."""
     from filterkit import evaluation_targets
 
     progress, warn = shown
     source, name = opened
-    candidate_folds, *workers = scoring
+    candidate_folds, workers = scoring
     evaluation_targets.refuse_single_label_settings(settings)
     if settings.threshold != "decision" or settings.chain_per_label:
         option = "chain_per_label" if settings.chain_per_label else f"threshold={settings.threshold!r}"
@@ -635,7 +678,7 @@ def train_labels(
             dataclasses.replace(settings, folds=candidate_folds),
             registry,
             name,
-            tuple(workers),
+            workers,
             shown,
         )
         candidates = [

@@ -485,12 +485,7 @@ def _check_combinations(ctx, registry) -> None:
         binary_only = ("positive", "each_class", "min_positives", "per_task", "plot", "report_path")
         why = "it evaluates one task of all classes (its table always shows each class; use --json for everything)"
         _refuse(given, "--multiclass", binary_only, why)
-    if (params["scheduler"] is not None or params["workers"] is not None) and params["engine"] != "dask":
-        raise click.UsageError("--scheduler and --workers need --engine dask")
-    if params["scheduler"] is not None and params["workers"] is not None:
-        raise click.UsageError("--workers sizes the local cluster, which --scheduler replaces: give one")
-    if params["engine"] == "dask" and "jobs" in given:
-        raise click.UsageError("--jobs and --engine dask both say where the fits run: give one")
+    check_engine_options(ctx)
     if params["test_path"] is not None:
         _refuse(
             given, "--test", ("folds", "repeats"), "each chain is fitted on all of IN.arff and scored once on TEST.arff"
@@ -502,6 +497,18 @@ def _check_combinations(ctx, registry) -> None:
         _refuse(given, "--label-issues", ("test_path", "each_class"), why)
         if params["repeats"] > 1 or parse_fractions(params["train_fraction"]) != (1.0,):
             raise click.UsageError(f"--label-issues needs --repeats 1 and --train-fraction 1: {why}")
+
+
+def check_engine_options(ctx) -> None:
+    """Usage errors, before any work, for ``--scheduler``, ``--workers`` and ``--jobs`` that do not fit ``--engine``
+    (``evaluate``'s and ``train``'s, which place their fits alike)."""
+    params = ctx.params
+    if (params["scheduler"] is not None or params["workers"] is not None) and params["engine"] != "dask":
+        raise click.UsageError("--scheduler and --workers need --engine dask")
+    if params["scheduler"] is not None and params["workers"] is not None:
+        raise click.UsageError("--workers sizes the local cluster, which --scheduler replaces: give one")
+    if params["engine"] == "dask" and ctx.get_parameter_source("jobs") is COMMANDLINE:
+        raise click.UsageError("--jobs and --engine dask both say where the fits run: give one")
 
 
 def _refuse_row_filters(chain, registry) -> None:

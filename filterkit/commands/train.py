@@ -8,17 +8,27 @@ import click
 
 from filterkit.arff.tokens import one_line
 from filterkit.commands.context import plugin_loader
-from filterkit.commands.evaluate import JOBS_DEFAULT, MAX_SEED, EvaluateCommand, chains_of, classifier_params
+from filterkit.commands.evaluate import (
+    JOBS_DEFAULT,
+    MAX_SEED,
+    EvaluateCommand,
+    chains_of,
+    check_engine_options,
+    classifier_params,
+)
 from filterkit.commands.files import check_distinct, check_format_options
 from filterkit.commands.options import (
     RegisteredName,
     class_option,
+    engine_option,
     format_option_decorators,
     input_format_option,
     labels_option,
     positive_option,
     progress_option,
     quiet_option,
+    scheduler_option,
+    workers_option,
 )
 from filterkit.evaluation import Settings
 from filterkit.formats import FormatOptions, format_of, format_options
@@ -64,6 +74,10 @@ fitted once and the SVM at each C of its grid on each fold, with no inner
 cross-validation: C by the F1 of the out-of-fold rows (--svm-c-by), the
 candidate by its AUC at that C, and the kept chain fitted at that C alone
 (the model records "search": "flat" and each candidate's C).
+
+With --engine dask the candidates' fits run as tasks on a Dask cluster
+(--scheduler ADDRESS, or a local one of --workers processes), the kept
+chain's final fit here; the model is the same file as --engine local's.
 
 With --multiclass on more than two classes, and on labels, shape is
 'shape --multiclass max' (each word shaped once, toward its most
@@ -132,6 +146,9 @@ class TrainCommand(EvaluateCommand):
     "cross-validation) or flat (one cross-validation over chain and C, no inner one: about a fifth of the SVM "
     "fits; a class's task and the svm only; a candidate's folds at a time in up to --jobs processes).",
 )
+@engine_option("Score the candidates here (in --jobs processes) or as tasks on a Dask cluster, the same model")
+@scheduler_option
+@workers_option
 @click.option("--classifier", type=RegisteredName("classifiers"), default="svm", show_default=True)
 @class_option
 @positive_option(help="The task: this class against the rest (default on two classes: the minority).")
@@ -146,6 +163,8 @@ def train(ctx, input_path, words, model_path, compare, folds, seed, jobs, search
     """Fit the chain (the best candidate) and the classifier on TRAIN; save the model."""
     from filterkit.training import train as train_model
 
+    check_engine_options(ctx)
+    placed = {name: options.pop(name) for name in ("engine", "scheduler", "workers")}
     plugins = plugin_loader(ctx)
     registry = plugins.registry()
     if options["positive"] is not None and multiclass:
@@ -185,6 +204,7 @@ def train(ctx, input_path, words, model_path, compare, folds, seed, jobs, search
         plugins_dir=plugins.folder,
         warn=progress.warning,  # as the chain command warns: -q silences progress only
         search=search,
+        **placed,
     )
     for candidate in model.section.get("candidates", ()):
         kept = "kept" if candidate["chain"] == model.section["chain"] else "    "
