@@ -28,11 +28,11 @@ the paired tests against scikit-learn (Wilcoxon over the labels' F1, McNemar on 
 
 ``thresholds`` (docs/RESULTS.md §11.1) evaluates ``THRESHOLD_ROUTE`` with ``THRESHOLD_SETTINGS`` under each of
 ``THRESHOLD_RULES``: ``filterkit evaluate --test …`` for the fixed cut, MEKA's PCut and ``--svm-threshold f1``;
-``--svm-threshold micro-macro`` by :func:`cut_label_set`, evaluate's label loop with the joint cut
-(``filterkit.thresholds.recut_label_set``) that evaluate does not make yet, in a process of its own.  Each
+``--svm-threshold micro-macro`` by :func:`micro_macro_route`, evaluate's label loop with the joint cut
+(``filterkit.thresholds.cut_label_set``) that evaluate does not make yet, in a process of its own.  Each
 rule's CPU is its process's (user + system), and its measures, the paired tests against the fixed cut and PCut
 (Wilcoxon over the labels' F1, McNemar on the rows' label sets) and the label cardinality it predicts come from
-its predictions; :func:`cut_label_set`'s cuts before the joint one are checked to predict what evaluate's ``f1``
+its predictions; :func:`micro_macro_route`'s cuts before the joint one are checked to predict what evaluate's ``f1``
 does.
 """
 
@@ -95,7 +95,7 @@ RUNS = {
 #: The runs made on both formats when ``--formats`` is not given (the others on MEKA ARFF alone).
 BOTH_FORMATS = ("selection",)
 #: ``thresholds``: the route whose labels are cut, evaluate's settings for it (train's C search) and each rule's
-#: evaluate options (None: :func:`cut_label_set`, which evaluate cannot run yet).
+#: evaluate options (None: :func:`micro_macro_route`, which evaluate cannot run yet).
 THRESHOLD_ROUTE = "tf·idf (all words)"
 THRESHOLD_SETTINGS = {"c_by": "f1", "c_search": "early"}
 THRESHOLD_RULES: dict[str, list[str] | None] = {
@@ -264,7 +264,7 @@ def run_threshold(inputs: Path, rule: str) -> dict:
     results.mkdir(parents=True, exist_ok=True)
     options = THRESHOLD_RULES[rule]
     if options is None:
-        command = [sys.executable, str(Path(__file__).resolve()), "cut-label-set", "--inputs", str(inputs)]
+        command = [sys.executable, str(Path(__file__).resolve()), "micro-macro-route", "--inputs", str(inputs)]
     else:
         settings = [f"--svm-{name.replace('_', '-')}={value}" for name, value in THRESHOLD_SETTINGS.items()]
         command = ["filterkit", "evaluate", "--json", "--quiet", "--test", str(data / f"{STEM}-test.arff")]
@@ -284,10 +284,10 @@ def run_threshold(inputs: Path, rule: str) -> dict:
     return found
 
 
-def cut_label_set(inputs: Path) -> dict:
+def micro_macro_route(inputs: Path) -> dict:
     """evaluate's ``--test`` route of ``THRESHOLD_ROUTE`` with ``--svm-threshold micro-macro`` as
     ``filterkit.evaluation_targets.label_fold`` fits it (the chain on the training rows, an svm per label), then
-    the label set's joint cut (``filterkit.thresholds.recut_label_set``): the labels, the test rows' truth and
+    the label set's joint cut (``filterkit.thresholds.cut_label_set``): the labels, the test rows' truth and
     predicted label sets, and those each label's own cut (f1's) predicted before the joint one."""
     import numpy as np
 
@@ -299,7 +299,7 @@ def cut_label_set(inputs: Path) -> dict:
     from filterkit.progress import Progress
     from filterkit.schema import take_rows
     from filterkit.tasks import Settings, read_rows, task_of
-    from filterkit.thresholds import recut_label_set
+    from filterkit.thresholds import cut_label_set
 
     params = {**THRESHOLD_SETTINGS, "threshold": "micro-macro"}
     settings, registry = Settings(classifier_params=params), load_plugins()
@@ -325,7 +325,7 @@ def cut_label_set(inputs: Path) -> dict:
             calls.append(CheckedClassifier(registry, "svm", params))
             calls[-1]("fit", train_features, column.astype(np.int64), settings.seed)
         own = np.column_stack([call("predict", test_features) for call in calls])
-        recut_label_set([call.classifier for call in calls], truth)
+        cut_label_set([call.classifier for call in calls], truth, dataset.labels)
         joint = np.column_stack([call("predict", test_features) for call in calls])
 
     def sets(rows) -> list[str]:
@@ -341,7 +341,7 @@ def cut_label_set(inputs: Path) -> dict:
 
 def summarize_thresholds(inputs: Path) -> str:
     """§11.1's table: per rule of ``THRESHOLD_RULES`` its measures, labels a row, CPU, and the paired tests
-    against the fixed cut and PCut; whether :func:`cut_label_set`'s own cuts predicted as evaluate's f1."""
+    against the fixed cut and PCut; whether :func:`micro_macro_route`'s own cuts predicted as evaluate's f1."""
     import numpy as np
 
     found = {rule: run_threshold(inputs, rule) for rule in THRESHOLD_RULES}
@@ -352,7 +352,7 @@ def summarize_thresholds(inputs: Path) -> str:
     scored = {rule: measures(truth, matrix) for rule, matrix in predicted.items()}
     same = found["micro-macro"]["own_cuts_predicted"] == found["f1"]["predicted"]
     lines = [
-        f"cut_label_set's cuts before the joint one predict {'as' if same else 'OTHERWISE than'} evaluate's f1.",
+        f"micro_macro_route's cuts before the joint one predict {'as' if same else 'OTHERWISE than'} evaluate's f1.",
         "; ".join(
             f"{rule} {entry['seconds']} s wall (load {' '.join(entry['load'])})" for rule, entry in found.items()
         ),
@@ -553,7 +553,7 @@ def summarize(inputs: Path) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("action", choices=("build", "run", "summarize", "thresholds", "cut-label-set"))
+    parser.add_argument("action", choices=("build", "run", "summarize", "thresholds", "micro-macro-route"))
     parser.add_argument("--inputs", type=Path, default=DEFAULT_INPUTS)
     parser.add_argument("--formats", help="of arff, jsonl (run; default: arff, and jsonl for the selection run)")
     parser.add_argument("--runs", default=",".join(RUNS), help="of selection, shape, shape-copies (run)")
@@ -563,8 +563,8 @@ def main() -> None:
         print(json.dumps(build(args.inputs), indent=1))
     elif args.action == "thresholds":
         print(summarize_thresholds(args.inputs))
-    elif args.action == "cut-label-set":
-        print(json.dumps(cut_label_set(args.inputs)))
+    elif args.action == "micro-macro-route":
+        print(json.dumps(micro_macro_route(args.inputs)))
     elif args.action == "run":
         run(args.inputs, args.runs.split(","), args.formats.split(",") if args.formats else None)
         print(summarize(args.inputs))

@@ -8,6 +8,7 @@ per-class offsets on the out-of-fold macro-F1 (``--multiclass``).
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import NamedTuple
 
 import numpy as np
@@ -21,8 +22,10 @@ MICRO_MACRO = "micro-macro"
 #: ``--svm-threshold``: the fixed cut (0.5, or 0 on the margin), or per class the out-of-fold F1's (f1, fbr), or
 #: Lin & Lin's micro+macro (micro-macro).
 THRESHOLD_RULES = ("fixed", "f1", "fbr", MICRO_MACRO)
-#: ``--svm-threshold NAME=VALUE``: fastText's autotune metrics as cuts on the out-of-fold scores, VALUE in (0, 1]
-#: the floor of the second quantity (:func:`precision_at_recall_cut`, :func:`recall_at_precision_cut`).
+#: ``--svm-threshold NAME=VALUE[:LABEL]``: fastText's autotune metrics as cuts on the out-of-fold scores, VALUE in
+#: (0, 1] the floor of the second quantity (:func:`precision_at_recall_cut`, :func:`recall_at_precision_cut`);
+#: with ``:LABEL`` for that label (or binary task's positive class) alone, the others cut as f1
+#: (:func:`objective_scope`, :func:`cut_label_set`).
 OBJECTIVES = ("precision@recall", "recall@precision")
 #: An objective's value as written: digits with a decimal point or an exponent, no sign, space, inf or nan.
 _OBJECTIVE_VALUE = re.compile(r"(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][-+]?[0-9]+)?")
@@ -32,24 +35,36 @@ ONE_ROW_CLASS = "fixed: a class of one row"
 
 
 def threshold_objective(rule: str) -> tuple[str, float] | None:
-    """``--svm-threshold``'s objective as (name, floor) (``precision@recall=0.9``: ("precision@recall", 0.9)),
-    None for fixed, f1, fbr or micro-macro; a one-line FilterkitError for any other rule or a floor that is not a
-    number in (0, 1]."""
+    """``--svm-threshold``'s objective as (name, floor) (``precision@recall=0.9``, also scoped as
+    ``precision@recall=0.9:LABEL``: ("precision@recall", 0.9)), None for fixed, f1, fbr or micro-macro; a one-line
+    FilterkitError for any other rule, a floor that is not a number in (0, 1] or a ``:`` naming no label."""
     if rule in THRESHOLD_RULES:
         return None
-    name, equals, value = rule.partition("=")
+    name, equals, written = rule.partition("=")
     if name not in OBJECTIVES or not equals:
         raise FilterkitError(
             f"svm: --svm-threshold {rule!r} is not one of {', '.join(THRESHOLD_RULES)}, precision@recall=R, "
             "recall@precision=P"
         )
+    value, scoped, label = written.partition(":")
     floor = float(value) if _OBJECTIVE_VALUE.fullmatch(value) else float("nan")
     if not 0.0 < floor <= 1.0:
         wanted = name.partition("@")[2]
         raise FilterkitError(
             f"svm: --svm-threshold {rule!r}: the {wanted} must be a number above 0 and at most 1, as in {name}=0.9"
         )
+    if scoped and not label:
+        raise FilterkitError(f"svm: --svm-threshold {rule!r}: name a label after ':', as in {name}=0.9:LABEL")
     return name, floor
+
+
+def objective_scope(rule: str) -> str | None:
+    """The LABEL of a scoped objective ``NAME=VALUE:LABEL`` (everything after the first ``:`` that follows
+    VALUE, so a label may hold ``:``, as debtags' ``use::editing``), None for any other rule; refused as
+    :func:`threshold_objective` refuses."""
+    if threshold_objective(rule) is None:
+        return None
+    return rule.partition("=")[2].partition(":")[2] or None
 
 
 class ColumnCut(NamedTuple):
@@ -139,6 +154,21 @@ def recall_at_precision_cut(
     return candidates.cut(best), float(reached[best]), float(recall[best]), False
 
 
+def objective_cut(scores: np.ndarray, positives: np.ndarray, name: str, floor: float) -> ColumnCut:
+    """The cut of the objective ``name`` (:data:`OBJECTIVES`) of floor ``floor`` on ``scores`` against ``positives``
+    (:func:`precision_at_recall_cut`, :func:`recall_at_precision_cut`), with the F1 its decisions reach there (0
+    where recall@precision fell back), whether it fell back, and the precision and recall it reaches."""
+    if name == "precision@recall":
+        threshold, precision, recall = precision_at_recall_cut(scores, positives, floor)
+        fell_back = False
+    else:
+        threshold, precision, recall, fell_back = recall_at_precision_cut(scores, positives, floor)
+    predicted = np.asarray(scores) >= threshold
+    hits = np.count_nonzero(predicted & positives)
+    f1 = 2.0 * hits / (np.count_nonzero(predicted) + np.count_nonzero(positives))
+    return ColumnCut(threshold, f1, fell_back, precision, recall)
+
+
 def fbr_cut(scores: np.ndarray, positives: np.ndarray, floor: float) -> tuple[float, float, bool]:
     """SCutFBR (Yang 2001; Lin & Lin, CIKM 2023, as LibMultiLabel's ``_scutfbr`` does it): :func:`f1_cut`'s
     threshold where its F1 is above ``floor``, else one just above the highest score (no row of ``scores``
@@ -199,16 +229,48 @@ def _micro_macro_cut(scores: np.ndarray, positives: np.ndarray, totals: np.ndarr
     return cut, np.array([hits[best], false_positives[best], false_negatives[best]])
 
 
-def recut_label_set(classifiers: list, truth: np.ndarray) -> None:
-    """``--svm-threshold micro-macro`` on a label set: each label's classifier (None: a label constant in the
-    training rows ``truth``) that kept its out-of-fold scores (``out_of_fold_scores``: the svm under this rule,
-    whose own fit cut it as ``f1`` would) cut again by :func:`micro_macro_cuts` over every such label, through
-    its ``cut_at``; a classifier without them (another rule, another classifier, a class of one row) as it was.
-    To be called once every label is fitted, before predicting or saving."""
+def cut_label_set(
+    classifiers: list, truth: np.ndarray, labels: Sequence[str], names: Sequence[str] | None = None
+) -> None:
+    """The cuts of ``--svm-threshold`` that need the other labels, made once every label's classifier is fitted
+    (before predicting or saving): ``classifiers`` one per label of ``labels`` (None: a label constant in the
+    training rows ``truth``, rows × labels), each svm under such a rule having kept its out-of-fold scores
+    (``out_of_fold_scores``) and cut itself as f1 does.  ``micro-macro``: every such label cut again by
+    :func:`micro_macro_cuts`.  A scoped objective ``NAME=VALUE:LABEL``: LABEL's cut moved to the objective's
+    (:func:`objective_cut`) on its out-of-fold scores, the others keeping f1's; a one-line FilterkitError naming
+    LABEL where it is none of ``names`` (every name LABEL may take, by default ``labels``: a binary task passes
+    its positive class as ``labels`` and every class as ``names``).  Each cut through the classifier's
+    ``cut_at``; a classifier without out-of-fold scores (another rule or classifier, a class of one row) is left
+    as it was."""
+    svms = [classifier for classifier in classifiers if hasattr(classifier, "out_of_fold_scores")]
+    rule = svms[0].params["threshold"] if svms else None
     kept = [getattr(classifier, "out_of_fold_scores", None) for classifier in classifiers]
-    for classifier, cut in zip(classifiers, micro_macro_cuts(kept, truth)):
+    truth = np.asarray(truth, dtype=bool)
+    if rule == MICRO_MACRO:
+        cuts = micro_macro_cuts(kept, truth)
+    elif rule is not None and objective_scope(rule) is not None:
+        cuts = _scoped_cuts(rule, kept, truth, list(labels), list(labels if names is None else names))
+    else:
+        return
+    for classifier, cut in zip(classifiers, cuts):
         if cut is not None:
             classifier.cut_at(cut)
+
+
+def _scoped_cuts(rule: str, kept: list, truth: np.ndarray, labels: list[str], names: list[str]) -> list:
+    """The cuts of the scoped objective ``rule`` (``NAME=VALUE:LABEL``): LABEL's by :func:`objective_cut` on its
+    ``kept`` out-of-fold scores, None for every other label of ``labels`` (and for LABEL without scores); a
+    one-line FilterkitError where LABEL is none of ``names``, naming a few of them."""
+    scope, objective = objective_scope(rule), threshold_objective(rule)
+    assert scope is not None and objective is not None  # a scoped objective
+    if scope not in names:
+        shown = ", ".join(names[:5]) + (", …" if len(names) > 5 else "")
+        raise FilterkitError(f"svm: --svm-threshold {rule}: {scope!r} is not a label of the data ({shown})")
+    cuts: list[ColumnCut | None] = [None] * len(kept)
+    j = labels.index(scope) if scope in labels else None
+    if j is not None and kept[j] is not None:
+        cuts[j] = objective_cut(kept[j], truth[:, j], *objective)
+    return cuts
 
 
 #: Out-of-fold gaps (:func:`_best_offset`) closer than this are taken as equal: no offset is placed between them.

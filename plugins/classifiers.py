@@ -23,8 +23,8 @@ from filterkit.thresholds import (
     class_offsets,
     f1_cut,
     fbr_cut,
-    precision_at_recall_cut,
-    recall_at_precision_cut,
+    objective_cut,
+    objective_scope,
     threshold_objective,
 )
 
@@ -147,8 +147,8 @@ class LinearSVM(Classifier):
     threshold_reached: list[tuple[float | None, float | None]] | None = None
     #: Why the fixed cut decides although ``--svm-threshold`` asked for another (:data:`ONE_ROW_CLASS`); None else.
     threshold_rule: str | None = None
-    #: ``--svm-threshold micro-macro``, one column: its out-of-fold scores, for a label set's joint cut
-    #: (:func:`filterkit.thresholds.recut_label_set`); not saved.  None else.
+    #: ``--svm-threshold micro-macro`` or a scoped objective (``NAME=VALUE:LABEL``), one column: its out-of-fold
+    #: scores, for the cuts that need the other labels (:func:`filterkit.thresholds.cut_label_set`); not saved.
     out_of_fold_scores: np.ndarray | None = None
     summary = "Linear SVM (liblinear); C by inner-CV AUC or F1 from a grid; Platt-calibrated probabilities (KDD'09 §4)."
     options = (
@@ -204,7 +204,8 @@ class LinearSVM(Classifier):
             "(fbr: Yang's SCutFBR as LibMultiLabel's thresholding does it); or, binary tasks and labels, the cut "
             "of the highest out-of-fold precision among those of recall ≥ R (precision@recall=R), or of the "
             "highest recall among those of precision ≥ P, above every out-of-fold score where none reaches P "
-            "(recall@precision=P); R, P in (0, 1]; or, on a label set, each label's cut for the largest micro-F1 "
+            "(recall@precision=P); R, P in (0, 1], and with :LABEL (precision@recall=0.9:LABEL) for that label or "
+            "positive class alone, the others cut as f1; or, on a label set, each label's cut for the largest micro-F1 "
             "plus macro-F1 of the labels' out-of-fold rows, the most frequent label first (micro-macro: Lin & "
             "Lin's thresholding, as LibMultiLabel's; a binary task: as f1).",
         ),
@@ -225,8 +226,10 @@ class LinearSVM(Classifier):
         super().__init__(**params)
 
     def check_params(self) -> None:
-        #: ``--svm-threshold``'s objective (:func:`threshold_objective`), None for fixed, f1 or fbr.
+        #: ``--svm-threshold``'s objective (:func:`threshold_objective`), None for fixed, f1, fbr or micro-macro, and
+        #: the label it is scoped to (``:LABEL``), whose cut :func:`filterkit.thresholds.cut_label_set` moves to it.
         self.objective = threshold_objective(self.params["threshold"])
+        self.scope = objective_scope(self.params["threshold"])
         if "fbr_floor" in self.given and self.params["threshold"] != "fbr":
             raise FilterkitError(
                 f"svm: --svm-fbr-floor is the floor of --svm-threshold fbr, not of {self.params['threshold']}: "
@@ -329,30 +332,23 @@ class LinearSVM(Classifier):
             self.threshold_f1 = [macro_f1]
             return
         self.cut_at(self._cut(scores[:, 0], classes == columns[0]))
-        if self.params["threshold"] == MICRO_MACRO:
+        if self.params["threshold"] == MICRO_MACRO or self.scope is not None:
             self.out_of_fold_scores = scores[:, 0]
 
     def cut_at(self, cut: ColumnCut) -> None:
         """Decide the one column at ``cut`` (its threshold, out-of-fold F1, fallback, and an objective's reach)."""
         self.thresholds, self.threshold_f1, self.fell_back = np.array([cut.threshold]), [cut.f1], [cut.fell_back]
-        if self.objective is not None:
+        if cut.precision is not None:
             self.threshold_reached = [(cut.precision, cut.recall)]
 
     def _cut(self, scores: np.ndarray, positives: np.ndarray) -> ColumnCut:
-        """One column's cut by ``--svm-threshold`` (:func:`f1_cut`, :func:`fbr_cut`, :func:`precision_at_recall_cut`,
-        :func:`recall_at_precision_cut`) on its out-of-fold ``scores``."""
-        if self.objective is None and self.params["threshold"] in ("f1", MICRO_MACRO):
-            return ColumnCut(*f1_cut(scores, positives), False)
-        if self.objective is None:
+        """One column's cut by ``--svm-threshold`` (:func:`f1_cut`, :func:`fbr_cut`, :func:`objective_cut`) on its
+        out-of-fold ``scores``; micro-macro's and a scoped objective's as f1's, until the other labels are known."""
+        if self.params["threshold"] == "fbr":
             return ColumnCut(*fbr_cut(scores, positives, self.params["fbr_floor"]))
-        name, floor = self.objective
-        if name == "precision@recall":
-            threshold, precision, recall = precision_at_recall_cut(scores, positives, floor)
-            fell_back = False
-        else:
-            threshold, precision, recall, fell_back = recall_at_precision_cut(scores, positives, floor)
-        f1 = f1_scores(positives, scores >= threshold, [True])[0]
-        return ColumnCut(threshold, f1, fell_back, precision, recall)
+        if self.objective is None or self.scope is not None:
+            return ColumnCut(*f1_cut(scores, positives), False)
+        return objective_cut(scores, positives, *self.objective)
 
     def _inner_decisions(self, C: float, seed: int, inner_rows: list, classes: np.ndarray, columns) -> np.ndarray:
         """The out-of-fold decision values at ``C`` of the inner folds ``inner_rows`` (each: its training

@@ -16,8 +16,19 @@ from pathlib import Path
 import arff
 import numpy as np
 import pytest
+from sklearn.metrics import f1_score
 
-from filterkit.thresholds import ColumnCut, f1_cut, micro_macro_cuts, recut_label_set
+from filterkit.errors import FilterkitError
+from filterkit.thresholds import (
+    ColumnCut,
+    cut_label_set,
+    f1_cut,
+    micro_macro_cuts,
+    objective_cut,
+    objective_scope,
+    precision_at_recall_cut,
+    threshold_objective,
+)
 from filterkit_plugins.classifiers import LinearSVM
 
 REAL = Path(__file__).parent / "data" / "real"
@@ -150,7 +161,8 @@ def test_a_label_set_s_svms_are_cut_together_saved_and_applied_by_predict():
         for column in truth.T
     ]
     own = [svm.describe()["threshold"] for svm in svms]
-    recut_label_set([*svms, None], np.column_stack([truth, np.zeros(len(truth), dtype=bool)]))
+    constant = np.zeros(len(truth), dtype=bool)
+    cut_label_set([*svms, None], np.column_stack([truth, constant]), ["a", "b", "c", "d", "e"])
     expected = micro_macro_cuts([svm.out_of_fold_scores for svm in svms], truth)
     for svm, cut, before in zip(svms, expected, own):
         assert cut is not None
@@ -213,3 +225,92 @@ def test_the_benchmark_s_joint_cut_starts_from_the_cuts_evaluate_makes(tmp_path)
     assert [line.split(" | ")[0] for line in table[1:]] == [f"| {rule}" for rule in multilabel.THRESHOLD_RULES]
     found = multilabel.run_threshold(tmp_path, "micro-macro")
     assert len(found["predicted"]) == 50 and found["cpu"] > 0
+
+
+@pytest.mark.parametrize(
+    ("rule", "objective", "scope"),
+    [
+        ("precision@recall=0.9", ("precision@recall", 0.9), None),
+        ("precision@recall=0.9:Mine", ("precision@recall", 0.9), "Mine"),
+        ("recall@precision=.5:works-with::text", ("recall@precision", 0.5), "works-with::text"),
+        ("micro-macro", None, None),
+    ],
+)
+def test_an_objective_may_name_the_label_it_is_for_and_the_label_may_hold_colons(rule, objective, scope):
+    assert threshold_objective(rule) == objective
+    assert objective_scope(rule) == scope
+
+
+@pytest.mark.parametrize(
+    ("rule", "refusal"),
+    [
+        ("precision@recall=0.9:", "name a label after ':', as in precision@recall=0.9:LABEL"),
+        ("recall@precision=x:Mine", "the precision must be a number above 0 and at most 1"),
+    ],
+)
+def test_a_bad_scoped_objective_is_refused_in_one_line(rule, refusal):
+    with pytest.raises(FilterkitError) as refused:
+        LinearSVM(threshold=rule)
+    assert refusal in refused.value.message and "\n" not in refused.value.message
+
+
+def test_the_objective_cut_s_f1_is_the_f1_of_its_decisions():
+    for seed in range(10):
+        scores, truth = random_label_set(seed)
+        for name, floor in (("precision@recall", 0.8), ("recall@precision", 0.6)):
+            cut = objective_cut(scores[0], truth[:, 0], name, floor)
+            decided = scores[0] >= cut.threshold
+            assert cut.f1 == pytest.approx(f1_score(truth[:, 0], decided, zero_division=0.0), abs=1e-12)
+
+
+def fitted_label_svms(rule: str) -> tuple[np.ndarray, np.ndarray, list[LinearSVM]]:
+    """sonar_labels()'s features and labels, and an svm per label fitted under ``rule``."""
+    features, truth = sonar_labels()
+    return (
+        features,
+        truth,
+        [
+            LinearSVM(c_values="1", inner_folds=4, threshold=rule).fit(features, column.astype(np.int64), 3)
+            for column in truth.T
+        ],
+    )
+
+
+def test_a_scoped_objective_moves_its_label_s_cut_and_the_others_keep_f1_s():
+    features, truth, svms = fitted_label_svms("precision@recall=0.9:second")
+    own = [svm.describe() for svm in svms]
+    for svm, column, described in zip(svms, truth.T, own):
+        assert svm.out_of_fold_scores is not None
+        assert described["threshold"] == f1_cut(svm.out_of_fold_scores, column)[0]
+        assert "threshold_precision" not in described  # the objective is not this label's yet
+    cut_label_set(svms, truth, ["mine", "second", "third", "drawn"])
+    moved = svms[1].describe()
+    expected = precision_at_recall_cut(svms[1].out_of_fold_scores, truth[:, 1], 0.9)
+    assert (moved["threshold"], moved["threshold_precision"], moved["threshold_recall"]) == expected
+    assert moved["threshold_recall"] >= 0.9 and moved["threshold"] != own[1]["threshold"]
+    assert np.array_equal(svms[1].predict(features), svms[1].score(features) >= expected[0])
+    assert [svm.describe() for j, svm in enumerate(svms) if j != 1] == [own[j] for j in (0, 2, 3)]
+
+
+def test_a_scoped_objective_naming_no_label_of_the_data_is_refused_in_one_line_naming_it():
+    _, truth, svms = fitted_label_svms("recall@precision=0.8:use::editing")
+    with pytest.raises(FilterkitError) as refused:
+        cut_label_set(svms, truth, ["mine", "second", "third", "drawn"])
+    assert refused.value.message == (
+        "svm: --svm-threshold recall@precision=0.8:use::editing: 'use::editing' is not a label of the data "
+        "(mine, second, third, drawn)"
+    )
+
+
+def test_a_binary_task_s_scope_is_its_positive_class_and_another_class_keeps_f1():
+    features, truth = sonar_labels()
+    mines = truth[:, 0]
+    for scope, moved in (("Mine", True), ("Rock", False)):
+        svm = LinearSVM(c_values="1", inner_folds=4, threshold=f"precision@recall=0.95:{scope}")
+        svm.fit(features, mines.astype(np.int64), 3)
+        by_f1 = svm.describe()["threshold"]
+        cut_label_set([svm], mines[:, None], ["Mine"], ["Mine", "Rock"])
+        expected = precision_at_recall_cut(svm.out_of_fold_scores, mines, 0.95)[0] if moved else by_f1
+        assert svm.describe()["threshold"] == expected
+    with pytest.raises(FilterkitError, match="'Metal' is not a label of the data \\(Mine, Rock\\)"):
+        cut_label_set([LinearSVM(threshold="precision@recall=0.9:Metal")], mines[:, None], ["Mine"], ["Mine", "Rock"])
