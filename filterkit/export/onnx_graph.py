@@ -46,8 +46,9 @@ from filterkit.export.words import (
 #: The opsets the graph is written for: ONNX 20 (StringConcat), ai.onnx.ml 3 (LabelEncoder), com.microsoft 1
 #: (Tokenizer, MurmurHash3: onnxruntime's contributed operators).
 OPSETS = (("", 20), ("ai.onnx.ml", 3), ("com.microsoft", 1))
-#: The widest dense row the graph makes of a document (columns of float64 per document in flight).
-MOST_COLUMNS = 1 << 24
+#: The widest dense row the graph makes of a document (8 bytes a column per document in flight): room for
+#: ``--hash 24`` and the attributes the stage keeps.
+MOST_COLUMNS = 1 << 25
 #: The capital sigma and its two lowercases.
 SIGMA, SMALL_SIGMA, FINAL_SIGMA = "\u03a3", "\u03c3", "\u03c2"
 #: A code point's flags in the graph's table: cased and case-ignorable (as words.py finds them), lowercased by the
