@@ -295,7 +295,7 @@ def _lowercase_table(stage, boundaries: list[int], ascii_only: bool) -> tuple[li
     if ascii_only:
         letters = [chr(point) for point in range(ord("A"), ord("Z") + 1)]
         return letters, [letter.lower() for letter in letters], [FLAG_CHANGED] * len(letters), -1
-    deltas, flags, special = _unicode_tables()
+    deltas, flags, _ = _unicode_tables()
     boundary = np.zeros(0x110000, dtype=bool)
     boundary[boundaries] = True
     changed = ((deltas != 0) | ((flags & 8) != 0)) & ~boundary
