@@ -7,6 +7,8 @@ status 1, no file."""
 
 from __future__ import annotations
 
+import base64
+import json
 import shlex
 import sys
 
@@ -116,6 +118,24 @@ def test_a_label_set_model_answers_each_label_as_predict_does(folder, shaping):
     chain = f"{DEFAULTS} --stopwords weka shape --multiclass {shaping} bns l2".split()
     model = trained(folder, f"labels-{shaping}", LABEL_SETS, *chain)
     assert_graph_as_predict(model, folder, documents())
+
+
+def test_a_nan_score_answers_as_numpy_argmax_does(folder):
+    """A class whose decision value is NaN (weights at the edge of the doubles, whose products overflow in the order
+    predict sums them) is predict's answer: np.argmax takes the first NaN."""
+    path = trained(
+        folder, "nan-class", "--multiclass", "--svm-decision", "margin", three_classes(folder), *DEFAULTS.split()
+    )
+    document = json.loads(path.read_text())
+    words = document["stages"][0]["state"]["words"]
+    weights = document["classifier"]["state"]["weights"]["array"]
+    values = np.frombuffer(base64.b64decode(weights["base64"]), dtype="<f8").reshape(weights["shape"]).copy()
+    values[1, words.index("wheat")], values[1, words.index("corn")] = 1.7e308, -1.7e308
+    weights["base64"] = base64.b64encode(values.tobytes()).decode()
+    path.write_text(json.dumps(document))
+    texts = ["wheat wheat corn corn tonnes", "wheat", "corn"]
+    assert np.isnan(load_model(path).decision_function(texts)[0, 1])
+    assert_graph_as_predict(path, folder, texts)
 
 
 def test_a_batch_of_no_documents_gives_no_rows(folder):

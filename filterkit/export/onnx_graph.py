@@ -30,7 +30,7 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 from filterkit.errors import FilterkitError
-from filterkit.export.c_source import _classifier_columns, _rules, _step
+from filterkit.export.c_source import LOG_TABLE_SIZE, _classifier_columns, _rules, _step
 from filterkit.export.steps import Keep, Normalize, Presence, Scale, Shape, Step, Unchanged, Words
 from filterkit.export.words import (
     ALPHABETIC,
@@ -446,14 +446,18 @@ def _counts(g: _Graph, columns: str, width: int, first_column: int) -> str:
 
 def _weighted(g: _Graph, counts: str, words: Words) -> tuple[str, str]:
     """The words step's values of a row of counts (the count or 1, ln(1 + x), times the idf) and where a word
-    is."""
+    is; ln(1 + x) of a count below LOG_TABLE_SIZE from numpy's, as the C scorer reads it."""
     stored = g.op("Greater", counts, g.double(0.0))
     values = counts if words.counts else g.op("Cast", stored, to=TensorProto.DOUBLE)
     if words.log_tf:
-        values = g.op("Log", g.op("Add", values, g.double(1.0)))
+        whole = g.op("Cast", values, to=TensorProto.INT64)
+        table = g.const(np.log(np.arange(LOG_TABLE_SIZE, dtype=np.float64) + 1.0), "log_table")
+        tabled = g.op("Gather", table, g.op("Min", whole, g.const(np.array(LOG_TABLE_SIZE - 1, dtype=np.int64))))
+        inside = g.op("Less", whole, g.const(np.array(LOG_TABLE_SIZE, dtype=np.int64)))
+        values = g.where(inside, tabled, g.op("Log", g.op("Add", values, g.double(1.0))))
     if words.idf is not None:
         idf = np.concatenate([np.zeros(words.first_column), np.asarray(words.idf, dtype=np.float64)])
-        values = g.op("Mul", values, g.const(idf, "idf"))
+        values = g.where(stored, g.op("Mul", values, g.const(idf, "idf")), values)
     return values, stored
 
 
@@ -467,7 +471,7 @@ def _numeric_step(g: _Graph, step: Step, row: tuple[str, str, int]) -> tuple[str
     if isinstance(step, Shape):
         return _shaped(g, step, row)
     if isinstance(step, Scale):
-        return _scaled(g, step, values, width), stored, width
+        return _scaled(g, step, row), stored, width
     if isinstance(step, Presence):
         acted = g.op("And", _acted(g, step.acted, width), stored)
         acted = g.op("And", acted, g.op("Not", g.op("IsNaN", values)))
@@ -492,17 +496,21 @@ def _acted(g: _Graph, acted: np.ndarray, width: int) -> str:
     return g.const(members, "acted")
 
 
-def _scaled(g: _Graph, step: Scale, values: str, width: int) -> str:
-    """Each acted column times its factor (through the powers of two of a range beyond the safe doubles)."""
+def _scaled(g: _Graph, step: Scale, row: tuple[str, str, int]) -> str:
+    """Each stored value of an acted column times its factor (through the powers of two of a range beyond the
+    safe doubles)."""
+    values, stored, width = row
     acted = np.asarray(step.acted, dtype=np.int64)
     factors = np.ones(width)
     factors[acted] = step.factor
     if step.exponents is None:
-        return g.op("Mul", values, g.const(factors, "factor"))
+        return g.where(stored, g.op("Mul", values, g.const(factors, "factor")), values)
     inner, outer = (np.zeros(width, dtype=np.int64) for _ in range(2))
     inner[acted], outer[acted] = step.exponents
-    values = _times_power_of_two(g, values, inner)
-    return _times_power_of_two(g, g.op("Mul", values, g.const(factors, "factor")), outer)
+    scaled = _times_power_of_two(
+        g, g.op("Mul", _times_power_of_two(g, values, inner), g.const(factors, "factor")), outer
+    )
+    return g.where(stored, scaled, values)
 
 
 def _times_power_of_two(g: _Graph, values: str, exponents: np.ndarray) -> str:
@@ -526,10 +534,9 @@ def _normalized(g: _Graph, step: Normalize, values: str, width: int) -> str:
     norm = _norm(g, magnitudes, step.order)
     largest = g.op("ReduceMax", g.op("Concat", magnitudes, g.const(np.zeros(1)), axis=0), keepdims=0)
     largest_power = g.op("Mul", largest, largest) if step.order == 2 else largest
-    overflows = g.op("Not", g.op("IsInf", norm))
-    overflows = g.op("Or", g.op("Not", overflows), g.op("IsNaN", norm))
+    not_finite = g.op("Or", g.op("IsInf", norm), g.op("IsNaN", norm))
     small = g.op("Less", largest_power, g.double(float(np.ldexp(1.0, -968))))
-    rescale = g.op("And", g.op("Greater", largest, zero), g.op("Or", overflows, small))
+    rescale = g.op("And", g.op("Greater", largest, zero), g.op("Or", not_finite, small))
     finite_largest = g.op("Not", g.op("IsInf", largest))
     infinite_parts = g.where(g.op("IsInf", values), g.op("Sign", values), g.where(missing, values, zero))
     divided = g.where(finite_largest, g.op("Div", values, largest), infinite_parts)
@@ -542,9 +549,24 @@ def _normalized(g: _Graph, step: Normalize, values: str, width: int) -> str:
 
 
 def _norm(g: _Graph, magnitudes: str, order: int) -> str:
+    """The l1 or l2 norm of a row of magnitudes, summed in column order as the C scorer sums it."""
     if order == 1:
-        return g.op("ReduceSum", magnitudes, keepdims=0)
-    return g.op("Sqrt", g.op("ReduceSum", g.op("Mul", magnitudes, magnitudes), keepdims=0))
+        return _summed_in_order(g, magnitudes)
+    return g.op("Sqrt", _summed_in_order(g, g.op("Mul", magnitudes, magnitudes)))
+
+
+def _summed_in_order(g: _Graph, values: str) -> str:
+    """The sum of the rows of ``values`` (1-D, or 2-D: one sum per column) from 0.0, one row after another (the
+    running sum of ``CumSum``, whose order ONNX Runtime keeps, where a reduction may add in any order)."""
+    shape = g.op("Shape", values)
+    first = g.op(
+        "ConstantOfShape",
+        g.op("Concat", g.ints(1), g.slice(shape, g.ints(1), g.ints(1 << 62)), axis=0),
+        value=_double_tensor(0.0),
+    )
+    running = g.op("CumSum", g.op("Concat", first, values, axis=0), g.const(np.array(0, dtype=np.int64)))
+    last = g.op("Slice", running, g.ints(-1), g.ints(1 << 62), g.ints(0))
+    return g.op("Squeeze", last, g.ints(0))
 
 
 def _shaped(g: _Graph, step: Shape, row: tuple[str, str, int]) -> tuple[str, str, int]:
@@ -630,15 +652,18 @@ def _per_table(g: _Graph, knots: dict, key: str, tables: np.ndarray) -> str:
 
 
 def _linear(g: _Graph, model, row: tuple[str, str, int]) -> str:
-    """The classifier's decision values w·x + b of the row's classifier columns (a missing value read as 0; NaN
-    for a label every training row held or none did)."""
+    """The classifier's decision values w·x + b of the row's classifier columns, the products of its non-zero
+    values summed in column order as scipy's sparse product sums them (a missing value read as 0; NaN for a label
+    every training row held or none did)."""
     values, _, _ = row
     weights, intercepts = model.linear
     x = g.op("Gather", values, g.const(np.asarray(_classifier_columns(model), dtype=np.int64), "features"))
     x = g.where(g.op("IsNaN", x), g.double(0.0), x)
     weights = np.ascontiguousarray(np.asarray(weights, dtype=np.float64).T)
-    product = g.op("MatMul", g.op("Unsqueeze", x, g.ints(0)), g.const(weights, "weights"))
-    decisions = g.op("Add", g.op("Reshape", product, g.ints(-1)), g.const(np.asarray(intercepts, dtype=np.float64)))
+    column = g.op("Unsqueeze", x, g.ints(1))
+    products = g.op("Mul", column, g.const(weights, "weights"))
+    products = g.where(g.op("Equal", column, g.double(0.0)), g.double(0.0), products)
+    decisions = g.op("Add", _summed_in_order(g, products), g.const(np.asarray(intercepts, dtype=np.float64)))
     constants = [constant is not None for constant in getattr(model, "constants", [None] * len(model.classes))]
     if any(constants):
         decisions = g.where(g.const(np.array(constants)), g.double(float("nan")), decisions)
