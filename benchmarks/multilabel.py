@@ -30,10 +30,10 @@ the paired tests against scikit-learn (Wilcoxon over the labels' F1, McNemar on 
 ``THRESHOLD_RULES``: ``filterkit evaluate --test …`` for the fixed cut, MEKA's PCut and ``--svm-threshold f1``;
 ``--svm-threshold micro-macro`` by :func:`micro_macro_route`, evaluate's label loop with the joint cut
 (``filterkit.thresholds.cut_label_set``) that evaluate does not make yet, in a process of its own.  Each
-rule's CPU is its process's (user + system), and its measures, the paired tests against the fixed cut and PCut
-(Wilcoxon over the labels' F1, McNemar on the rows' label sets) and the label cardinality it predicts come from
-its predictions; :func:`micro_macro_route`'s cuts before the joint one are checked to predict what evaluate's ``f1``
-does.
+rule's CPU is its process's (user + system; one BLAS thread in each, as the console script has it), and its
+measures, the paired tests against the fixed cut and PCut (Wilcoxon over the labels' F1, McNemar on the rows'
+label sets) and the label cardinality it predicts come from its predictions; :func:`micro_macro_route`'s cuts
+before the joint one are checked to predict what evaluate's ``f1`` does.
 """
 
 from __future__ import annotations
@@ -41,6 +41,7 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import os
 import subprocess
 import sys
 import time
@@ -271,7 +272,9 @@ def run_threshold(inputs: Path, rule: str) -> dict:
         command += ["--predictions", str(target.with_suffix(".csv")), *settings, *options]
         command += [str(data / f"{STEM}-train.arff"), *CHAINS[THRESHOLD_ROUTE].split()]
     load, cpu, started = Path("/proc/loadavg").read_text().split()[:3], children_cpu(), time.time()
-    finished = subprocess.run(command, capture_output=True, text=True, check=True)
+    # one BLAS thread, as filterkit's console script starts itself (filterkit.ownership.limit_blas_threads)
+    environment = {**os.environ, "OPENBLAS_NUM_THREADS": "1"} if options is None else None
+    finished = subprocess.run(command, capture_output=True, text=True, check=True, env=environment)
     found = {"seconds": round(time.time() - started, 1), "cpu": round(children_cpu() - cpu, 2), "load": load}
     if options is None:
         found.update(json.loads(finished.stdout))

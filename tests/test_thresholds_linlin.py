@@ -171,6 +171,7 @@ def test_a_label_set_s_svms_are_cut_together_saved_and_applied_by_predict():
         loaded.load_state(json.loads(json.dumps({k: _listed(v) for k, v in svm.state().items()})))
         assert np.array_equal(loaded.predict(features), loaded.score(features) >= cut.threshold)
         assert np.array_equal(loaded.predict(features), svm.predict(features))
+        assert loaded.exported_rule()[1].tolist() == [cut.threshold]  # what an exported scorer applies
     assert [svm.describe()["threshold"] for svm in svms] != own  # the joint rule moved a label's cut here
 
 
