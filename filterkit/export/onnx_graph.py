@@ -11,12 +11,13 @@ The graph works one document at a time (a ``Loop`` over the batch).  No operator
   document's code points (a ``Tokenizer`` matching ``(?s:.)``) and joined again by halving (``StringConcat``); a
   capital sigma is final or not by its context within its token, found from each code point's flags (cased,
   case-ignorable) by counting.  Lowercasing the document before cutting it is cutting it then lowercasing its tokens
-  because lowercasing never makes a delimiter, a whitespace or a byte up to U+0020 of what is not one (checked at
-  export), delimiters are not lowercased, and a sigma's context stops at a delimiter;
+  because each boundary of a token (a delimiter, or whitespace) becomes one boundary that no lowercase holds and
+  lowercasing makes no byte up to U+0020 (both checked at export), and a sigma's context stops at a boundary;
 - tokens are the matches of a regular expression of explicit code points (RE2, UTF-8: no locale, no class);
 - words are looked up in a ``LabelEncoder`` of the vocabulary, hashed by the contributed ``MurmurHash3`` (seed 0,
   signed, as scikit-learn's), counted by ``ScatterElements`` into a dense row of float64;
-- the numeric steps and the linear classifier are float64 arithmetic on that row.
+- the numeric steps and the linear classifier are float64 arithmetic on that row, the sums taken in column order
+  (``CumSum``) as the C scorer takes them.
 """
 
 from __future__ import annotations
@@ -46,8 +47,8 @@ from filterkit.export.words import (
 #: The opsets the graph is written for: ONNX 20 (StringConcat), ai.onnx.ml 3 (LabelEncoder), com.microsoft 1
 #: (Tokenizer, MurmurHash3: onnxruntime's contributed operators).
 OPSETS = (("", 20), ("ai.onnx.ml", 3), ("com.microsoft", 1))
-#: The widest dense row the graph makes of a document (8 bytes a column per document in flight): room for
-#: ``--hash 24`` and the attributes the stage keeps.
+#: The most columns a chain's row may have: a step's tables over them are dense (8 bytes a column), and so is
+#: words_counts_model's row; room for ``--hash 24`` and the attributes the stage keeps.
 MOST_COLUMNS = 1 << 25
 #: The capital sigma and its two lowercases.
 SIGMA, SMALL_SIGMA, FINAL_SIGMA = "\u03a3", "\u03c3", "\u03c2"
@@ -56,6 +57,9 @@ SIGMA, SMALL_SIGMA, FINAL_SIGMA = "\u03a3", "\u03c3", "\u03c2"
 FLAG_CASED, FLAG_IGNORABLE, FLAG_CHANGED, FLAG_BOUNDARY = 1, 2, 4, 8
 #: Java's String.trim cuts these from an n-gram's ends.
 TRIMMED = "\x00-\x20"
+#: A document's row in the graph, as the C scorer's sparse vector: the columns it stores (int64, ascending), their
+#: values (float64), and the width of the row.
+Row = tuple[str, str, int]
 
 
 def onnx_model(model) -> bytes:
@@ -108,7 +112,7 @@ class _Graph:
         return name
 
     def op(self, op_type: str, *inputs: str, domain: str = "", **attributes: Any) -> str:
-        """The single output of a new node."""
+        """The output of a new node."""
         return self.ops(op_type, inputs, 1, domain=domain, **attributes)[0]
 
     def ops(self, op_type: str, inputs, n_outputs: int, domain: str = "", **attributes: Any) -> list[str]:
@@ -184,17 +188,16 @@ class _Graph:
         return self.slice(with_blank, self.ints(0), self.ints(1))
 
 
-def _code_point_class(points, negated: bool) -> str:
-    """An RE2 character class of ``points`` (code points), as ranges of ``\\x{…}``."""
-    points = sorted(set(points))
+def _outside(points) -> str:
+    """An RE2 expression of a run of one or more code points none of which is one of ``points``."""
     ranges: list[list[int]] = []
-    for point in points:
+    for point in sorted(set(points)):
         if ranges and point == ranges[-1][1] + 1:
             ranges[-1][1] = point
         else:
             ranges.append([point, point])
     body = "".join(f"\\x{{{low:X}}}" if low == high else f"\\x{{{low:X}}}-\\x{{{high:X}}}" for low, high in ranges)
-    return f"[{'^' if negated else ''}{body}]"
+    return f"[^{body}]+"
 
 
 def words_counts_model(stage) -> bytes:
@@ -208,7 +211,9 @@ def words_counts_model(stage) -> bytes:
     settings = _checked(stage)
     width = _width(stage, settings, 0)
     body = _Graph("document")
-    counts = _counts(body, _token_columns(body, stage, settings), width, 0)
+    columns, found = _counted(body, _token_columns(body, stage, settings))
+    zeros = body.op("ConstantOfShape", body.ints(width), value=_double_tensor(0.0))
+    counts = body.op("ScatterElements", zeros, columns, found, axis=0)
     g = _Graph("batch")
     g.nodes.append(helper.make_node("Identity", [_document_loop(g, body, counts, width)], ["counts"]))
     return _serialized(g, {"counts": (TensorProto.DOUBLE, ["N", width])})
@@ -219,20 +224,37 @@ def _width(stage, settings, first_column: int) -> int:
     width = settings.hash_columns or len(settings.words)
     if first_column + width > MOST_COLUMNS:
         raise FilterkitError(
-            f"stage '{stage.name}' makes {first_column + width:,} columns, more than the {MOST_COLUMNS:,} an ONNX "
-            "graph's dense row of a document holds"
+            f"stage '{stage.name}' makes {first_column + width:,} columns, more than the {MOST_COLUMNS:,} of an "
+            "ONNX graph's tables"
         )
     return width
 
 
-def _words_row(g: _Graph, stage, words: Words) -> tuple[str, str, int]:
-    """The words step on one document: its dense row of values (float64) and which columns a sparse row would store
-    (the words it holds), after the columns of the attributes the stage keeps."""
+def _words_row(g: _Graph, stage, words: Words) -> Row:
+    """The words step on one document: the columns of the words it holds (after the attributes the stage keeps)
+    and their values."""
     settings = _checked(stage)
     width = _width(stage, settings, words.first_column)
-    counts = _counts(g, _token_columns(g, stage, settings), width, words.first_column)
-    values, stored = _weighted(g, counts, words)
-    return values, stored, words.first_column + width
+    columns, counts = _counted(g, _token_columns(g, stage, settings))
+    values = counts if words.counts else g.op("Expand", g.double(1.0), g.size(counts))
+    if words.log_tf:
+        whole = g.op("Cast", values, to=TensorProto.INT64)
+        table = g.const(np.log(np.arange(LOG_TABLE_SIZE, dtype=np.float64) + 1.0), "log_table")
+        tabled = g.op("Gather", table, g.op("Min", whole, g.const(np.array(LOG_TABLE_SIZE - 1, dtype=np.int64))))
+        inside = g.op("Less", whole, g.const(np.array(LOG_TABLE_SIZE, dtype=np.int64)))
+        values = g.where(inside, tabled, g.op("Log", g.op("Add", values, g.double(1.0))))
+    if words.idf is not None:
+        values = g.op("Mul", values, g.op("Gather", g.const(np.asarray(words.idf, dtype=np.float64), "idf"), columns))
+    shifted = g.op("Add", columns, g.const(np.array(words.first_column, dtype=np.int64)))
+    return shifted, values, words.first_column + width
+
+
+def _counted(g: _Graph, columns: str) -> tuple[str, str]:
+    """The distinct columns met, ascending (-1, a word not in the vocabulary, left out), and how often each
+    (float64)."""
+    found = g.op("Compress", columns, g.op("GreaterOrEqual", columns, g.const(np.array(0, dtype=np.int64))), axis=0)
+    distinct, _, _, counts = g.ops("Unique", [found], 4, sorted=1)
+    return distinct, g.op("Cast", counts, to=TensorProto.DOUBLE)
 
 
 def _token_columns(g: _Graph, stage, settings) -> str:
@@ -245,10 +267,10 @@ def _token_columns(g: _Graph, stage, settings) -> str:
         lowered, separator = _lowercased(g, stage, document, boundaries, settings.tokenizer == ALPHABETIC)
     if settings.tokenizer == CHARACTERS:
         return _columns(g, _character_ngrams(g, lowered, settings), settings)
-    expression = _code_point_class(boundaries, True) + "+" if boundaries else "(?s:.)+"
+    expression = _outside(boundaries) if boundaries else "(?s:.)+"
     if settings.tokenizer == ALPHABETIC:
         expression = "[A-Za-z]+"
-    lowered_expression = _code_point_class([separator], True) + "+" if separator >= 0 else expression
+    lowered_expression = _outside([separator]) if separator >= 0 else expression
     keys = _word_ngrams(g, g.matches(lowered, lowered_expression), settings)
     tokens = keys if lowered == document else _word_ngrams(g, g.matches(document, expression), settings)
     if stop_words:
@@ -395,7 +417,7 @@ def _character_ngrams(g: _Graph, document: str, settings) -> str:
     side gives its runs of n code points, n from MIN to MAX; a padded word of fewer than MIN code points gives
     itself."""
     space = g.const(np.array([" "], dtype=object))
-    words = g.matches(document, _code_point_class(_boundaries(settings), True) + "+")
+    words = g.matches(document, _outside(_boundaries(settings)))
     padded = g.op("StringConcat", g.op("StringConcat", space, words), space)
     points = g.matches(g.joined(padded), "(?s:.)")
     is_space = g.op("Equal", points, space)
@@ -433,100 +455,82 @@ def _columns(g: _Graph, tokens: str, settings) -> str:
     )
 
 
-def _counts(g: _Graph, columns: str, width: int, first_column: int) -> str:
-    """How often each column is met (-1 for none), as a dense row of float64 after ``first_column`` zeros."""
-    absent = g.op("Less", columns, g.const(np.array(0, dtype=np.int64)))
-    placed = g.where(absent, g.const(np.array(width, dtype=np.int64)), columns)
-    ones = g.op("Expand", g.double(1.0), g.size(placed))
-    zeros = g.op("ConstantOfShape", g.ints(first_column + width + 1), value=_double_tensor(0.0))
-    shifted = g.op("Add", placed, g.const(np.array(first_column, dtype=np.int64)))
-    counts = g.op("ScatterElements", zeros, shifted, ones, axis=0, reduction="add")
-    return g.slice(counts, g.ints(0), g.ints(first_column + width))
-
-
-def _weighted(g: _Graph, counts: str, words: Words) -> tuple[str, str]:
-    """The words step's values of a row of counts (the count or 1, ln(1 + x), times the idf) and where a word
-    is; ln(1 + x) of a count below LOG_TABLE_SIZE from numpy's, as the C scorer reads it."""
-    stored = g.op("Greater", counts, g.double(0.0))
-    values = counts if words.counts else g.op("Cast", stored, to=TensorProto.DOUBLE)
-    if words.log_tf:
-        whole = g.op("Cast", values, to=TensorProto.INT64)
-        table = g.const(np.log(np.arange(LOG_TABLE_SIZE, dtype=np.float64) + 1.0), "log_table")
-        tabled = g.op("Gather", table, g.op("Min", whole, g.const(np.array(LOG_TABLE_SIZE - 1, dtype=np.int64))))
-        inside = g.op("Less", whole, g.const(np.array(LOG_TABLE_SIZE, dtype=np.int64)))
-        values = g.where(inside, tabled, g.op("Log", g.op("Add", values, g.double(1.0))))
-    if words.idf is not None:
-        idf = np.concatenate([np.zeros(words.first_column), np.asarray(words.idf, dtype=np.float64)])
-        values = g.where(stored, g.op("Mul", values, g.const(idf, "idf")), values)
-    return values, stored
-
-
 def _double_tensor(value: float):
     return helper.make_tensor("value", TensorProto.DOUBLE, [1], [value])
 
 
-def _numeric_step(g: _Graph, step: Step, row: tuple[str, str, int]) -> tuple[str, str, int]:
-    """One step of the chain on a dense row: its values, which columns a sparse row stores, and its width."""
-    values, stored, width = row
+def _numeric_step(g: _Graph, step: Step, row: Row) -> Row:
+    """One step of the chain on a document's row."""
+    columns, values, width = row
     if isinstance(step, Shape):
         return _shaped(g, step, row)
     if isinstance(step, Scale):
-        return _scaled(g, step, row), stored, width
+        return columns, _scaled(g, step, row), width
     if isinstance(step, Presence):
-        acted = g.op("And", _acted(g, step.acted, width), stored)
-        acted = g.op("And", acted, g.op("Not", g.op("IsNaN", values)))
+        acted = g.op("And", _acted(g, step.acted, row), g.op("Not", g.op("IsNaN", values)))
         present = g.op("Cast", g.op("Not", g.op("Equal", values, g.double(0.0))), to=TensorProto.DOUBLE)
-        return g.where(acted, present, values), stored, width
+        return columns, g.where(acted, present, values), width
     if isinstance(step, Keep):
-        columns = g.const(np.asarray(step.columns, dtype=np.int64), "kept")
-        return g.op("Gather", values, columns), g.op("Gather", stored, columns), len(step.columns)
+        return _renumbered(g, row, np.asarray(step.columns, dtype=np.int64))
     if isinstance(step, Normalize):
         if step.order not in (1, 2):
             raise FilterkitError(f"a norm of order {step.order}: an ONNX graph has l1 and l2")
-        return _normalized(g, step, values, width), stored, width
+        return columns, _normalized(g, step, row), width
     if isinstance(step, Unchanged):
         return row
     raise FilterkitError(f"an exported step of an unknown kind ({type(step).__name__})")
 
 
-def _acted(g: _Graph, acted: np.ndarray, width: int) -> str:
-    """Whether each column of a row of ``width`` is one of ``acted``."""
-    members = np.zeros(width, dtype=bool)
-    members[np.asarray(acted, dtype=np.int64)] = True
-    return g.const(members, "acted")
+def _per_column(g: _Graph, row: Row, positions, table, fill, hint: str) -> str:
+    """Each stored column's entry of a table over the row's columns: ``table`` at ``positions``, ``fill``
+    elsewhere."""
+    columns, _, width = row
+    values = np.asarray(table)
+    dense = np.full(width, fill, dtype=values.dtype)
+    dense[np.asarray(positions, dtype=np.int64)] = values
+    return g.op("Gather", g.const(dense, hint), columns)
 
 
-def _scaled(g: _Graph, step: Scale, row: tuple[str, str, int]) -> str:
-    """Each stored value of an acted column times its factor (through the powers of two of a range beyond the
-    safe doubles)."""
-    values, stored, width = row
-    acted = np.asarray(step.acted, dtype=np.int64)
-    factors = np.ones(width)
-    factors[acted] = step.factor
+def _acted(g: _Graph, acted, row: Row) -> str:
+    """Whether each stored column is one of ``acted``."""
+    return _per_column(g, row, acted, np.ones(len(acted), dtype=bool), False, "acted")
+
+
+def _renumbered(g: _Graph, row: Row, kept: np.ndarray) -> Row:
+    """Only the columns ``kept`` (ascending), renumbered 0, 1, …"""
+    _, values, _ = row
+    numbers = _per_column(g, row, kept, np.arange(len(kept), dtype=np.int64), -1, "renumbered")
+    present = g.op("GreaterOrEqual", numbers, g.const(np.array(0, dtype=np.int64)))
+    return g.op("Compress", numbers, present, axis=0), g.op("Compress", values, present, axis=0), len(kept)
+
+
+def _scaled(g: _Graph, step: Scale, row: Row) -> str:
+    """Each value of an acted column times its factor (through the powers of two of a range beyond the safe
+    doubles)."""
+    _, values, _ = row
+    factors = _per_column(g, row, step.acted, np.asarray(step.factor, dtype=np.float64), 1.0, "factor")
     if step.exponents is None:
-        return g.where(stored, g.op("Mul", values, g.const(factors, "factor")), values)
-    inner, outer = (np.zeros(width, dtype=np.int64) for _ in range(2))
-    inner[acted], outer[acted] = step.exponents
-    scaled = _times_power_of_two(
-        g, g.op("Mul", _times_power_of_two(g, values, inner), g.const(factors, "factor")), outer
-    )
-    return g.where(stored, scaled, values)
+        return g.op("Mul", values, factors)
+    inner, outer = (np.asarray(exponent, dtype=np.int64) for exponent in step.exponents)
+    scaled = g.op("Mul", _times_power_of_two(g, row, step.acted, inner, values), factors)
+    return _times_power_of_two(g, row, step.acted, outer, scaled)
 
 
-def _times_power_of_two(g: _Graph, values: str, exponents: np.ndarray) -> str:
-    """``values`` times 2 ** ``exponents`` (ldexp), by factors each a double."""
+def _times_power_of_two(g: _Graph, row: Row, acted, exponents: np.ndarray, values: str) -> str:
+    """``values`` times 2 ** (each acted column's exponent) (ldexp), by factors each a double."""
     remaining = exponents.copy()
     while np.any(remaining):
         part = np.clip(remaining, -1000, 1000)
-        values = g.op("Mul", values, g.const(np.ldexp(1.0, part), "power"))
+        values = g.op("Mul", values, _per_column(g, row, acted, np.ldexp(1.0, part), 1.0, "power"))
         remaining -= part
     return values
 
 
-def _normalized(g: _Graph, step: Normalize, values: str, width: int) -> str:
+def _normalized(g: _Graph, step: Normalize, row: Row) -> str:
     """The acted columns divided by their l1 or l2 norm; a row whose norm overflows, or whose largest power falls
     below 2**-968, first divided by its largest magnitude (the C scorer's power of two, to rounding)."""
-    acted = _acted(g, step.acted, width)
+    _, values, _ = row
+    acted = _acted(g, step.acted, row)
     missing = g.op("IsNaN", values)
     counted = g.op("And", acted, g.op("Not", missing))
     zero = g.double(0.0)
@@ -542,10 +546,10 @@ def _normalized(g: _Graph, step: Normalize, values: str, width: int) -> str:
     divided = g.where(finite_largest, g.op("Div", values, largest), infinite_parts)
     rescaled = g.where(acted, divided, values)
     rescaled_norm = _norm(g, g.where(counted, g.op("Abs", rescaled), zero), step.order)
-    row = g.where(rescale, rescaled, values)
+    values = g.where(rescale, rescaled, values)
     norm = g.where(rescale, rescaled_norm, norm)
     divisor = g.where(g.op("Greater", norm, zero), norm, g.double(1.0))
-    return g.where(acted, g.op("Div", row, divisor), row)
+    return g.where(acted, g.op("Div", values, divisor), values)
 
 
 def _norm(g: _Graph, magnitudes: str, order: int) -> str:
@@ -569,100 +573,98 @@ def _summed_in_order(g: _Graph, values: str) -> str:
     return g.op("Squeeze", last, g.ints(0))
 
 
-def _shaped(g: _Graph, step: Shape, row: tuple[str, str, int]) -> tuple[str, str, int]:
+def _shaped(g: _Graph, step: Shape, row: Row) -> Row:
     """Forman's shaping of the acted columns (or, with copies, each input column copied to its output columns,
-    each shaped by its own knots), as the compiled kernel ``shape_stored`` computes it: a stored value placed among
-    its table's knots (numpy's searchsorted, side right) and interpolated, less the shift that keeps 0 at 0."""
-    values, stored, width = row
+    each shaped by its own knots), as the compiled kernel ``shape_stored`` computes it."""
     if step.copies is None:
-        positions = np.asarray(step.acted, dtype=np.int64)
-        tables = np.arange(len(positions), dtype=np.int64)
+        acted = np.asarray(step.acted, dtype=np.int64)
+        tables = _per_column(g, row, acted, np.arange(len(acted), dtype=np.int64), -1, "table")
     else:
-        source, tables = (np.asarray(part, dtype=np.int64) for part in step.copies)
-        columns = g.const(source, "copied")
-        values, stored, width = g.op("Gather", values, columns), g.op("Gather", stored, columns), len(source)
-        positions = np.arange(width, dtype=np.int64)
-        positions, tables = positions[tables >= 0], tables[tables >= 0]
-    if len(positions) == 0:
-        return values, stored, width
-    at = g.const(positions, "shaped")
-    x = g.op("Gather", values, at)
-    shaped = _shaped_values(g, step, x, tables)
-    kept = g.where(g.op("Gather", stored, at), shaped, x)
-    return g.op("ScatterElements", values, at, kept, axis=0), stored, width
+        row = _copied(g, row, step.copies[0])
+        tables = g.op("Gather", g.const(np.asarray(step.copies[1], dtype=np.int64), "table"), row[0])
+    columns, values, width = row
+    shaped = _shaped_values(g, step, values, g.op("Max", tables, g.const(np.array(0, dtype=np.int64))))
+    shaping = g.op("GreaterOrEqual", tables, g.const(np.array(0, dtype=np.int64)))
+    return columns, g.where(shaping, shaped, values), width
 
 
-def _shaped_values(g: _Graph, step: Shape, x: str, tables: np.ndarray) -> str:
-    """Each value of ``x`` shaped by its table of knots."""
+def _copied(g: _Graph, row: Row, source) -> Row:
+    """One-vs-rest shaping's copies: each input column's value at each of its output columns (``source``: per
+    output column its input column, ascending)."""
+    source = np.asarray(source, dtype=np.int64)
+    if len(source) and np.any(np.diff(source) < 0):
+        raise FilterkitError("shape's copies are not in the order of their columns: an ONNX graph keeps it")
+    inputs = np.arange(int(source[-1]) + 1 if len(source) else 0)
+    n_outputs = np.bincount(source, minlength=len(inputs))
+    most = int(n_outputs.max(initial=0))
+    firsts = _per_column(g, row, inputs, np.cumsum(n_outputs) - n_outputs, 0, "first_output")
+    counts = _per_column(g, row, inputs, n_outputs, 0, "outputs")
+    offsets = g.const(np.arange(most, dtype=np.int64)[None, :], "offsets")
+    outputs = g.op("Add", g.op("Unsqueeze", firsts, g.ints(1)), offsets)
+    taken = g.op("Reshape", g.op("Less", offsets, g.op("Unsqueeze", counts, g.ints(1))), g.ints(-1))
+    copies = g.op("Expand", g.op("Unsqueeze", row[1], g.ints(1)), g.op("Shape", outputs))
+    flat = [g.op("Compress", g.op("Reshape", part, g.ints(-1)), taken, axis=0) for part in (outputs, copies)]
+    return flat[0], flat[1], len(source)
+
+
+def _shaped_values(g: _Graph, step: Shape, x: str, tables: str) -> str:
+    """Each value of ``x`` shaped by its table of knots: placed among them by the C scorer's binary search (the
+    last knot at most the value: numpy's searchsorted, side right), interpolated, less the shift that keeps 0 at
+    0."""
     knots = step.tables
     start = np.asarray(knots["knot_start"], dtype=np.int64)
-    knot_value = np.asarray(knots["knot_value"], dtype=np.float64)
-    knot_probability = np.asarray(knots["knot_probability"], dtype=np.float64)
-    first, last = start[tables], start[tables + 1]
-    n_knots = last - first
-    owner = np.repeat(np.arange(len(tables), dtype=np.int64), n_knots)
-    knot = np.concatenate([np.arange(a, b) for a, b in zip(first, last)]) if len(tables) else np.zeros(0, np.int64)
-    at_most = g.op("LessOrEqual", g.const(knot_value[knot], "knots"), g.op("Gather", x, g.const(owner, "owner")))
-    counted = g.op(
-        "ScatterElements",
-        g.const(np.zeros(len(tables), dtype=np.int64)),
-        g.const(owner, "owner"),
-        g.op("Cast", at_most, to=TensorProto.INT64),
-        axis=0,
-        reduction="add",
+    padded_value = g.const(np.concatenate([np.asarray(knots["knot_value"], dtype=np.float64), [0.0, 0.0]]), "value")
+    padded_probability = g.const(
+        np.concatenate([np.asarray(knots["knot_probability"], dtype=np.float64), [0.0, 0.0]]), "probability"
     )
-    padded_value = np.concatenate([knot_value, [0.0, 0.0]])
-    padded_probability = np.concatenate([knot_probability, [0.0, 0.0]])
-    below = g.op("Add", counted, g.const(first - 1, "first"))
-    has_below = g.op("Greater", counted, g.const(np.array(0, dtype=np.int64)))
-    safe = g.op("Max", below, g.const(np.array(0, dtype=np.int64)))
-    value_below = g.op("Gather", g.const(padded_value, "value"), safe)
-    probability_below = g.op("Gather", g.const(padded_probability, "probability"), safe)
-    value_next = g.op("Gather", g.const(padded_value, "value"), g.op("Add", safe, g.ints(1)))
-    probability_next = g.op("Gather", g.const(padded_probability, "probability"), g.op("Add", safe, g.ints(1)))
-    has_next = g.op("Less", g.op("Add", below, g.ints(1)), g.const(last, "last"))
+    first = g.op("Gather", g.const(start[:-1], "knot_start"), tables)
+    count = g.op("Gather", g.const(np.diff(start), "knot_count"), tables)
+    low, high = g.op("Mul", count, g.const(np.array(0, dtype=np.int64))), count
+    one = g.const(np.array(1, dtype=np.int64))
+    for _ in range(int(np.diff(start).max(initial=0)).bit_length()):
+        middle = g.op("Add", low, g.op("Div", g.op("Sub", high, low), g.const(np.array(2, dtype=np.int64))))
+        searching = g.op("Less", low, high)
+        right = g.op("And", searching, g.op("LessOrEqual", g.op("Gather", padded_value, g.op("Add", first, middle)), x))
+        low = g.where(right, g.op("Add", middle, one), low)
+        high = g.where(g.op("And", searching, g.op("Not", right)), middle, high)
+    has_below = g.op("Greater", low, g.const(np.array(0, dtype=np.int64)))
+    below = g.op("Add", first, g.op("Max", g.op("Sub", low, one), g.const(np.array(0, dtype=np.int64))))
+    value_below = g.op("Gather", padded_value, below)
+    probability_below = g.op("Gather", padded_probability, below)
+    value_next = g.op("Gather", padded_value, g.op("Add", below, one))
+    probability_next = g.op("Gather", padded_probability, g.op("Add", below, one))
     exact = g.op("Equal", value_below, x)
     slope = g.op("Div", g.op("Sub", probability_next, probability_below), g.op("Sub", value_next, value_below))
     interpolated = g.op("Add", g.op("Mul", slope, g.op("Sub", x, value_below)), probability_below)
-    interpolate = g.op("And", g.op("Not", exact), has_next)
-    shaped = g.where(
-        has_below,
-        g.where(interpolate, interpolated, probability_below),
-        _per_table(g, knots, "first_probability", tables),
-    )
+    interpolate = g.op("And", g.op("Not", exact), g.op("Less", low, count))
+    per_table = {
+        key: g.op("Gather", g.const(np.asarray(knots[key], dtype=np.float64), key), tables)
+        for key in ("first_probability", "zero_probability", "default_probability", "zero_shift", "missing_probability")
+    }
+    shaped = g.where(has_below, g.where(interpolate, interpolated, probability_below), per_table["first_probability"])
     if step.zero_bin:
-        shaped = g.where(g.op("Equal", x, g.double(0.0)), _per_table(g, knots, "zero_probability", tables), shaped)
-    nominal = np.asarray(knots["column_nominal"], dtype=bool)[tables]
+        shaped = g.where(g.op("Equal", x, g.double(0.0)), per_table["zero_probability"], shaped)
+    nominal = np.asarray(knots["column_nominal"], dtype=bool)
     if nominal.any():
-        matched = g.where(
-            g.op("And", has_below, exact), probability_below, _per_table(g, knots, "default_probability", tables)
-        )
-        shaped = g.where(g.const(nominal, "nominal"), matched, shaped)
-    shift = _per_table(g, knots, "zero_shift", tables)
-    shaped = g.op("Sub", shaped, shift)
+        matched = g.where(g.op("And", has_below, exact), probability_below, per_table["default_probability"])
+        shaped = g.where(g.op("Gather", g.const(nominal, "nominal"), tables), matched, shaped)
+    shaped = g.op("Sub", shaped, per_table["zero_shift"])
     if knots["missing_bin"]:
-        missing = g.op("Sub", _per_table(g, knots, "missing_probability", tables), shift)
+        missing = g.op("Sub", per_table["missing_probability"], per_table["zero_shift"])
     else:
-        missing = g.const(np.full(len(tables), np.nan), "missing")
+        missing = g.op("Mul", x, g.double(float("nan")))
     return g.where(g.op("IsNaN", x), missing, shaped)
 
 
-def _per_table(g: _Graph, knots: dict, key: str, tables: np.ndarray) -> str:
-    return g.const(np.asarray(knots[key], dtype=np.float64)[tables], key)
-
-
-def _linear(g: _Graph, model, row: tuple[str, str, int]) -> str:
+def _linear(g: _Graph, model, row: Row) -> str:
     """The classifier's decision values w·x + b of the row's classifier columns, the products of its non-zero
     values summed in column order as scipy's sparse product sums them (a missing value read as 0; NaN for a label
     every training row held or none did)."""
-    values, _, _ = row
     weights, intercepts = model.linear
-    x = g.op("Gather", values, g.const(np.asarray(_classifier_columns(model), dtype=np.int64), "features"))
-    x = g.where(g.op("IsNaN", x), g.double(0.0), x)
-    weights = np.ascontiguousarray(np.asarray(weights, dtype=np.float64).T)
-    column = g.op("Unsqueeze", x, g.ints(1))
-    products = g.op("Mul", column, g.const(weights, "weights"))
-    products = g.where(g.op("Equal", column, g.double(0.0)), g.double(0.0), products)
+    features, x, _ = _renumbered(g, row, np.asarray(_classifier_columns(model), dtype=np.int64))
+    x = g.op("Unsqueeze", g.where(g.op("IsNaN", x), g.double(0.0), x), g.ints(1))
+    rows = g.op("Gather", g.const(np.ascontiguousarray(np.asarray(weights, dtype=np.float64).T), "weights"), features)
+    products = g.where(g.op("Equal", x, g.double(0.0)), g.double(0.0), g.op("Mul", x, rows))
     decisions = g.op("Add", _summed_in_order(g, products), g.const(np.asarray(intercepts, dtype=np.float64)))
     constants = [constant is not None for constant in getattr(model, "constants", [None] * len(model.classes))]
     if any(constants):
