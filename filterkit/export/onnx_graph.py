@@ -15,9 +15,10 @@ The graph works one document at a time (a ``Loop`` over the batch).  No operator
   lowercasing makes no byte up to U+0020 (both checked at export), and a sigma's context stops at a boundary;
 - tokens are the matches of a regular expression of explicit code points (RE2, UTF-8: no locale, no class);
 - words are looked up in a ``LabelEncoder`` of the vocabulary, hashed by the contributed ``MurmurHash3`` (seed 0,
-  signed, as scikit-learn's), counted by ``ScatterElements`` into a dense row of float64;
-- the numeric steps and the linear classifier are float64 arithmetic on that row, the sums taken in column order
-  (``CumSum``) as the C scorer takes them.
+  signed, as scikit-learn's), counted by ``Unique`` into the C scorer's sparse row: the columns a document holds,
+  ascending, and their values;
+- the numeric steps and the linear classifier are float64 arithmetic on that row, each step's per-column numbers
+  gathered from its tables, the sums taken in column order (``CumSum``) as the C scorer takes them.
 """
 
 from __future__ import annotations
