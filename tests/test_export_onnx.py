@@ -138,6 +138,32 @@ def test_a_nan_score_answers_as_numpy_argmax_does(folder):
     assert_graph_as_predict(path, folder, texts)
 
 
+def operators(graph) -> set[tuple[str, str]]:
+    """The (domain, operator) of every node of ``graph`` and of the graphs inside its nodes."""
+    found = set()
+    for node in graph.node:
+        found.add((node.domain, node.op_type))
+        for attribute in node.attribute:
+            if attribute.type == onnx.AttributeProto.GRAPH:
+                found |= operators(attribute.g)
+    return found
+
+
+def test_no_operator_depends_on_a_locale(folder):
+    chain = "words --counts --lowercase --ngrams 1-2 --stopwords weka --hash 10 shape bns l2"
+    model = trained(folder, "operators", "--positive", "1", GRAIN, *chain.split())
+    graph = onnx.load(str(exported(model, folder)))
+    found = operators(graph.graph)
+    assert ("", "StringNormalizer") not in found and ("", "TfIdfVectorizer") not in found
+    assert {domain for domain, _ in found} <= {"", "ai.onnx.ml", "com.microsoft"}
+    assert {op for domain, op in found if domain == "com.microsoft"} == {"Tokenizer", "MurmurHash3"}
+    assert {(opset.domain, opset.version) for opset in graph.opset_import} == {
+        ("", 20),
+        ("ai.onnx.ml", 3),
+        ("com.microsoft", 1),
+    }
+
+
 def test_a_batch_of_no_documents_gives_no_rows(folder):
     model = trained(folder, "empty-batch", "--positive", "1", GRAIN, *BINARY_CHAINS["default-bns"].split())
     outputs = scored(exported(model, folder), [])
