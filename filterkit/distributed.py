@@ -35,13 +35,14 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator
 from unittest import mock
 
-from filterkit.allocator import worker_environment
+from filterkit import kept_on_workers
+from filterkit.allocator import DASK_WORKER_ENVIRONMENT, keep_freed_memory_in_worker, worker_environment
 from filterkit.arff.header import format_header
 from filterkit.arff.writer import ArffWriter
 from filterkit.errors import DASK_INSTALL_HINT, FilterkitError
 from filterkit.formats import ARFF, FormatOptions, format_of, registered
 from filterkit.labels import meka_layout, taken_columns
-from filterkit.outputs import OutputFile, publish_file
+from filterkit.outputs import OutputFile, append_rest, publish_file
 from filterkit.ownership import STOPPING_SIGNALS, owns_process
 from filterkit.partitions import (
     Partition,
@@ -59,7 +60,7 @@ from filterkit.progress import Progress
 from filterkit.runner import Chain, guarded
 from filterkit.running import OutputForm, OutputTarget, new_rows_relation, output_stream
 from filterkit.schema import Chunk, Schema
-from filterkit.stage import GIVEN_FILES, Provenance, option_file, refuse_negative_values
+from filterkit.stage import GIVEN_FILES, Provenance, option_file
 from filterkit.version import __version__
 
 
@@ -69,10 +70,6 @@ def machine_cores() -> int:
     if hasattr(os, "sched_getaffinity"):
         return len(os.sched_getaffinity(0))
     return os.cpu_count() or 1
-
-
-#: Dask's setting of the environment its nannies give the worker processes they spawn.
-_WORKER_ENVIRONMENT = "distributed.nanny.pre-spawn-environ"
 
 
 def import_distributed():
@@ -105,6 +102,8 @@ class ChainRecipe:
     labels: tuple[str, ...] | None = None
     relation: str | None = None
     token: str = field(default_factory=lambda: uuid.uuid4().hex)
+    #: the run whose pass this is (the same in every pass of one run), under which workers keep a pass's chunks
+    run: str | None = None
 
     def rebuild(self) -> Chain:
         """The chain with every stage prepared and, where a state is given, fitted; its output named
@@ -118,12 +117,20 @@ class ChainRecipe:
 
     def chunks(self, partition: Partition | RecordPartition) -> Iterator[Chunk]:
         """The rows of ``partition``, each chunk's rows reported on :attr:`rows_topic` once read."""
-        worker = None if self.rows_topic is None else import_distributed().get_worker()
+        return self.counted(self.read(partition))
+
+    def read(self, partition: Partition | RecordPartition) -> Iterator[Chunk]:
+        """The rows of ``partition``."""
         with running_registry(functools.partial(_registry, self.plugins_dir)):  # its formats, --plugins-dir's too
-            for chunk in partition.chunks(self.schema, self.chunk_rows, self.sparse_rows):
-                if worker is not None:
-                    worker.log_event(self.rows_topic, chunk.n_rows)
-                yield chunk
+            yield from partition.chunks(self.schema, self.chunk_rows, self.sparse_rows)
+
+    def counted(self, chunks) -> Iterator[Chunk]:
+        """``chunks``, each one's rows reported on :attr:`rows_topic` once read."""
+        worker = None if self.rows_topic is None else import_distributed().get_worker()
+        for chunk in chunks:
+            if worker is not None:
+                worker.log_event(self.rows_topic, chunk.n_rows)
+            yield chunk
 
 
 _rebuilt = threading.local()
@@ -132,6 +139,7 @@ _rebuilt = threading.local()
 def _chain_of(recipe: ChainRecipe) -> Chain:
     """``recipe.rebuild()``, done once per recipe (its ``token``) and worker thread: the tasks of a
     pass share it, as the chunks of a local pass share one chain (never two threads at once)."""
+    keep_freed_memory_in_worker()
     cached = getattr(_rebuilt, "chain", None)
     if cached is None or cached[0] != recipe.token:
         _rebuilt.chain = cached = (recipe.token, recipe.rebuild())
@@ -156,6 +164,7 @@ class ModelRecipe:
 
 def _model_of(recipe: ModelRecipe):
     """``recipe.rebuild()``, done once per recipe (its chain's ``token``) and worker thread, as :func:`_chain_of`."""
+    keep_freed_memory_in_worker()
     cached = getattr(_rebuilt, "model", None)
     if cached is None or cached[0] != recipe.chain.token:
         _rebuilt.model = cached = (recipe.chain.token, recipe.rebuild())
@@ -207,30 +216,66 @@ def sent_files(files: dict[str, bytes | OSError]):
         GIVEN_FILES.reset(token)
 
 
-def _partition_statistics(recipe: ChainRecipe, partition: Partition | RecordPartition):
-    """The statistics of the recipe's last stage over one partition's rows, read in the task's
-    own thread (the workers' threads are the parallelism)."""
+def _partition_statistics(recipe: ChainRecipe, partition: Partition | RecordPartition, number: int):
+    """The statistics of the recipe's last stage over the rows of partition ``number``, in the task's own thread
+    (the workers' threads are the parallelism), with the worker's address: what the pass before kept of it on
+    this worker is read back (else the partition is read), and what this pass is given is kept for the next
+    (:mod:`filterkit.kept_on_workers`)."""
     with sent_files(recipe.files):
         chain = _chain_of(recipe)
-        stage = chain.stages[-1]
-        statistics = stage.new_statistics()
-        for chunk in Chain(chain.stages[:-1]).transform(recipe.chunks(partition)):
-            statistics = guarded(stage, "fit", stage.accumulate, statistics, refuse_negative_values(stage, chunk))
-    return statistics
+        position = len(chain.stages) - 1
+        stage = chain.stages[position]
+        kept_before = kept_on_workers.take(recipe.run, number)
+        filling = kept_on_workers.fresh(partition)
+        try:
+            statistics = chain.fit_pass(
+                position,
+                guarded(stage, "fit", stage.new_statistics),
+                lambda: recipe.read(partition),
+                kept_before,
+                filling,
+                recipe.counted,
+                own_form=False,  # a stage's own form numbers what its partition met: not the merged statistics
+            )
+        except BaseException:
+            filling.close()
+            raise
+        finally:
+            if kept_before is not None:
+                kept_before.close()
+        kept_on_workers.leave(recipe.run, number, filling)
+    return statistics, _worker_address()
+
+
+def _worker_address() -> str | None:
+    """The address of the Dask worker running this task (None outside one: a task function called directly)."""
+    try:
+        return import_distributed().get_worker().address
+    except ValueError:
+        return None
 
 
 def _write_partition(
-    recipe: ChainRecipe, partition: Partition | RecordPartition, path: str, form: OutputForm, comments: list[str]
+    recipe: ChainRecipe,
+    partition: Partition | RecordPartition,
+    number: int,
+    path: str,
+    form: OutputForm,
+    comments: list[str],
 ) -> int:
-    """Apply the fitted chain to one partition and write it as a whole ARFF file, in the task's own
-    thread; the row count."""
+    """Apply the fitted chain to partition ``number`` (what the last fitting pass kept of it on this worker, else
+    its rows) and write it as a whole ARFF file, in the task's own thread; the row count."""
     rows = 0
-    with _part_file(path) as stream, sent_files(recipe.files):
+    kept = kept_on_workers.take(recipe.run, number)
+    with _part_file(path) as stream, sent_files(recipe.files), contextlib.ExitStack() as stack:
+        if kept is not None:
+            stack.callback(kept.close)
         chain = _chain_of(recipe)
         assert chain.output_schema is not None  # the chain is fitted
         schema, order = meka_layout(chain.output_schema, chain.label_names)
         writer = ArffWriter(stream, schema, form.sparse, comments, form.numbers)
-        for chunk in chain.transform(recipe.chunks(partition)):
+        read = chain.transform(recipe.chunks(partition)) if kept is None else chain.transform_kept(kept, recipe.counted)
+        for chunk in read:
             writer.write(chunk if order is None else taken_columns(chunk, order))
             rows += chunk.n_rows
     return rows
@@ -308,6 +353,10 @@ class DaskEngine:
     rows: int | None = None
     input_format: str | None = None
     options: FormatOptions = FormatOptions()
+    #: this run's name, under which workers keep what a pass was given for the next (:mod:`filterkit.kept_on_workers`)
+    run: str = field(default_factory=lambda: uuid.uuid4().hex)
+    #: per partition number, the worker that keeps what its last pass was given: its next task is sent there
+    placed: dict[int, str] = field(default_factory=dict)
 
     @classmethod
     @contextlib.contextmanager
@@ -350,9 +399,25 @@ class DaskEngine:
                     client.wait_for_workers(1, timeout=60)
                 except (OSError, TimeoutError) as error:
                     raise FilterkitError(f"no Dask scheduler with workers at {scheduler} ({error})") from None
-            yield cls(
+            engine = cls(
                 client, plugins_dir, chunk_rows, progress, scheduler is None, partitions, None, input_format, options
             )
+            stack.callback(engine.forget_kept)  # before the client closes
+            yield engine
+
+    def forget_kept(self) -> None:
+        """Have every worker delete what it keeps for this run (a worker gone meanwhile keeps nothing)."""
+        if self.placed:
+            with contextlib.suppress(Exception):
+                self.client.run(kept_on_workers.forget, self.run)
+            self.placed.clear()
+
+    def _submit_placed(self, function, number: int, *arguments):
+        """A task of ``function`` for partition ``number``, sent to the worker that keeps what its last pass
+        was given (another worker may run it when that one is busy or gone: it reads the partition then)."""
+        held = self.placed.get(number)
+        placement = {} if held is None else {"workers": [held], "allow_other_workers": True}
+        return self.client.submit(function, *arguments, pure=False, **placement)
 
     def check_workers(self, chain: Chain, classifier: Registered | None = None) -> None:
         """Refuse to run unless every worker has this filterkit version, each stage of ``chain`` and the
@@ -445,11 +510,19 @@ class DaskEngine:
 
         def statistics_of(position: int, stage):
             with self._pass(f"fitting {stage.name}", chain, plan, fitting=position) as (recipe, meter):
-                parts = self.client.map(
-                    _partition_statistics, [recipe] * len(plan.partitions), plan.partitions, pure=False
-                )
+                parts = [
+                    self._submit_placed(_partition_statistics, number, recipe, partition, number)
+                    for number, partition in enumerate(plan.partitions)
+                ]
+
+                def placed_statistics():
+                    for number, (statistics, worker) in enumerate(results_in_order(parts, meter)):
+                        if worker is not None:
+                            self.placed[number] = worker
+                        yield statistics
+
                 merge = functools.partial(guarded, stage, "fit", stage.merge)
-                return functools.reduce(merge, results_in_order(parts, meter))
+                return functools.reduce(merge, placed_statistics())
 
         chain.fit_with(plan.schema, statistics_of, self.progress)
 
@@ -473,6 +546,7 @@ class DaskEngine:
             {} if fitting is None else files_of([chain.stages[fitting]]),  # a fitted stage's state holds what it read
             None if chain.labels is None else tuple(chain.labels.names),
             None if fitting is not None or chain.output_schema is None else chain.output_schema.relation,
+            run=self.run,
         )
 
     def check_target(self, plan: Plan, target: OutputTarget) -> None:
@@ -564,7 +638,7 @@ class DaskEngine:
             for number, (path, future) in enumerate(zip(parts, formatted), 1):
                 _result(future)
                 with open(path, "rb") as part:
-                    shutil.copyfileobj(part, stream, 1 << 20)
+                    append_rest(part, stream)
                 os.remove(path)
                 meter.detail = f"{number}/{count} partitions"
             meter.count = sum(future.result() for future in formatted)
@@ -577,8 +651,8 @@ class DaskEngine:
         with _parts_folder(beside) as folder, self._pass("writing", chain, plan) as (recipe, meter):
             paths = [os.path.join(folder, f"{number:05d}-{p.output_name}") for number, p in enumerate(plan.partitions)]
             futures = [
-                self.client.submit(_write_partition, recipe, partition, path, form, comments, pure=False)
-                for partition, path in zip(plan.partitions, paths)
+                self._submit_placed(_write_partition, number, recipe, partition, number, path, form, comments)
+                for number, (partition, path) in enumerate(zip(plan.partitions, paths))
             ]
             yield meter, list(zip(paths, futures))
 
@@ -610,8 +684,8 @@ def _local_client(distributed, workers: int):
     nanny sets its workers' variables, is left as it was."""
     import dask
 
-    environment = worker_environment(dask.config.get(_WORKER_ENVIRONMENT))
-    settings = {"distributed.scheduler.allowed-failures": 0, _WORKER_ENVIRONMENT: environment}
+    environment = worker_environment(dask.config.get(DASK_WORKER_ENVIRONMENT))
+    settings = {"distributed.scheduler.allowed-failures": 0, DASK_WORKER_ENVIRONMENT: environment}
     with _held_while_starting() as held:
         try:
             with mock.patch.dict(os.environ), dask.config.set(settings):
@@ -707,7 +781,7 @@ def _copy_part(path: str, future, header: bytes, stream, with_header: bool) -> N
             found = rows.read(len(header))
             if found == header:
                 stream.write(header if with_header else b"")
-                shutil.copyfileobj(rows, stream, 1 << 20)
+                append_rest(rows, stream)
             elif finished:
                 raise FilterkitError("a partition's output has another header than the first's", path)
         os.remove(path)

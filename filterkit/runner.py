@@ -169,26 +169,14 @@ class Chain:
 
         def statistics_of(position: int, stage: Stage):
             statistics = guarded(stage, "fit", stage.new_statistics) if start is None else start(position, stage)
-            kept_pass = stage if isinstance(stage, KeptPass) and declared(stage, "keeps_fit_pass") else None
-            own_form = kept_pass is not None
             kept_before = keep if keep is not None and keep.stage_position is not None else None
             # a source whose passes read its chunks parsed already gains nothing by a copy of them
             parsed_already = kept_before is None and position == 0 and getattr(source, "rereads_chunks", False)
+            own_form = isinstance(stage, KeptPass) and declared(stage, "keeps_fit_pass")
             filling = None if keep is None or (parsed_already and not own_form) else keep.fresh()
             try:
                 with progress.step(f"fitting {stage.name}", source if kept_before is None else kept_before) as meter:
-                    if kept_before is not None:
-                        chunks = self._from_kept(kept_before, position, meter.counted)
-                    else:
-                        chunks = self._through(meter.counted(source.chunks()), self.stages[:position])
-                    for chunk in chunks:
-                        chunk = refuse_negative_values(stage, chunk)
-                        if filling is None:
-                            statistics = guarded(stage, "fit", stage.accumulate, statistics, chunk)
-                            continue
-                        statistics = self._accumulated_keeping(position, stage, statistics, chunk, kept_pass, filling)
-                        if filling.stage_position is None:
-                            filling = None  # given up (closed): the rest of this pass keeps nothing
+                    statistics = self.fit_pass(position, statistics, source.chunks, kept_before, filling, meter.counted)
                 if keep is not None and filling is not None and filling.stage_position is not None:
                     keep.adopt(filling)  # else the pass before it is still the one to read
             finally:
@@ -197,6 +185,38 @@ class Chain:
             return statistics
 
         return self.fit_with(source.schema, statistics_of, progress)
+
+    def fit_pass(
+        self,
+        position: int,
+        statistics: Any,
+        read: Callable[[], Iterable[Chunk]],
+        kept_before: KeptChunks | None,
+        filling: KeptChunks | None,
+        counted: Callable[[Iterable[Chunk]], Iterator[Chunk]] = iter,
+        own_form: bool = True,
+    ) -> Any:
+        """Stage ``position``'s ``statistics`` grown by one pass (the stages before it fitted): over the chunks the
+        pass before kept (``kept_before``), else over ``read()``'s chunks through the stages before it, each
+        ``counted`` as read; each chunk kept in ``filling`` (None: nothing kept) as :meth:`fit` keeps them, until
+        ``filling`` gives up (its ``stage_position`` None then).  Not ``own_form``: a stage's own form of its chunks
+        (which may number things as these statistics alone do, before they merge with others) is not kept."""
+        stage = self.stages[position]
+        keeps_own = own_form and isinstance(stage, KeptPass) and declared(stage, "keeps_fit_pass")
+        kept_pass = stage if keeps_own else None
+        if kept_before is not None:
+            chunks = self._from_kept(kept_before, position, counted)
+        else:
+            chunks = self._through(counted(read()), self.stages[:position])
+        for chunk in chunks:
+            chunk = refuse_negative_values(stage, chunk)
+            if filling is None:
+                statistics = guarded(stage, "fit", stage.accumulate, statistics, chunk)
+                continue
+            statistics = self._accumulated_keeping(position, stage, statistics, chunk, kept_pass, filling)
+            if filling.stage_position is None:
+                filling = None  # given up (closed): the rest of this pass keeps nothing
+        return statistics
 
     @staticmethod
     def _accumulated_keeping(
@@ -282,9 +302,11 @@ class Chain:
         stages = list(self.stages)
         yield from self._through(chunks, stages, self._plan_for(stages))
 
-    def transform_kept(self, kept: KeptChunks) -> Iterator[Chunk]:
-        """The output of the chunks the fit's last pass kept (:meth:`fit` with ``keep``)."""
-        yield from self._from_kept(kept, len(self.stages), iter)
+    def transform_kept(
+        self, kept: KeptChunks, counted: Callable[[Iterable[Chunk]], Iterator[Chunk]] = iter
+    ) -> Iterator[Chunk]:
+        """The output of the chunks the fit's last pass kept (:meth:`fit` with ``keep``), each ``counted`` as read."""
+        yield from self._from_kept(kept, len(self.stages), counted)
 
     def _from_kept(
         self,

@@ -155,7 +155,7 @@ def test_a_full_disk_while_a_task_writes_its_part_names_the_folder():
     chain.fit_with(plan.schema, lambda position, stage: None)
     recipe = DaskEngine(object(), None, 1000).recipe(chain, plan)
     with pytest.raises(FilterkitError) as raised:
-        engine_module._write_partition(recipe, plan.partitions[1], "/dev/full", OutputForm(), [])
+        engine_module._write_partition(recipe, plan.partitions[1], 1, "/dev/full", OutputForm(), [])
     assert str(raised.value) == (
         "/dev: No space left on device writing the partitions' outputs: --engine dask needs room for the whole "
         "output in this folder (the system's temporary folder, TMPDIR, when the output is standard output)"

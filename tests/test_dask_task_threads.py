@@ -66,7 +66,7 @@ def test_a_write_task_starts_no_thread_and_writes_what_the_local_engine_does(tmp
     plan = file_plan(str(GRAIN), GRAIN.name)
     written = tmp_path / "part.arff"
     rows = _write_partition(
-        recipe_of(plan.schema, plan.sparse_rows), plan.partitions[0], str(written), OutputForm(), []
+        recipe_of(plan.schema, plan.sparse_rows), plan.partitions[0], 0, str(written), OutputForm(), []
     )
     assert [name for name in started_threads if name.startswith("filterkit-")] == []
     assert (written.read_bytes(), rows) == locally_written(GRAIN)
@@ -76,7 +76,8 @@ def test_a_write_task_starts_no_thread_and_writes_what_the_local_engine_does(tmp
 def test_a_statistics_task_starts_no_thread_and_counts_what_the_local_fit_does(started_threads):
     plan = file_plan(str(GRAIN), GRAIN.name)
     recipe = recipe_of(plan.schema, plan.sparse_rows, (("bns", {}, None),), "class-att")
-    on_task = _partition_statistics(recipe, plan.partitions[0])
+    on_task, worker = _partition_statistics(recipe, plan.partitions[0], 0)
+    assert worker is None  # called here, not on a worker
     assert [name for name in started_threads if name.startswith("filterkit-")] == []
     stage = recipe.rebuild().stages[-1]
     local = stage.new_statistics()

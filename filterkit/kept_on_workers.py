@@ -1,0 +1,56 @@
+"""What a Dask worker keeps of a partition between the passes of one run (:mod:`filterkit.distributed`): the
+chunks a fitting pass's task kept (:class:`filterkit.sources.KeptChunks`, an unlinked temporary file of arrays),
+which the next pass's task for that partition reads back when it runs on the same worker, instead of reading and
+parsing the partition and running the stages before again: a local run's passes do the same (``Chain.fit`` with
+``keep``).  A task on another worker finds nothing here and reads the partition, with the same result."""
+
+from __future__ import annotations
+
+import os
+import threading
+
+from filterkit.partitions import Partition, RecordPartition
+from filterkit.sources import KeptChunks
+
+_kept: dict[tuple[str, int], KeptChunks] = {}
+_lock = threading.Lock()
+
+
+def fresh(partition: Partition | RecordPartition) -> KeptChunks:
+    """An empty store for a pass over ``partition``, bound by the bytes it reads (the whole file's for a gzip file)
+    as a local run's is by the input's."""
+    if isinstance(partition, Partition) and partition.start is not None:
+        return KeptChunks(partition.end - partition.start)
+    try:
+        return KeptChunks(os.path.getsize(partition.path))
+    except OSError:
+        return KeptChunks()
+
+
+def take(run: str | None, partition: int) -> KeptChunks | None:
+    """The chunks this worker holds of ``partition`` in the run ``run`` (theirs now: close them), or None."""
+    with _lock:
+        return None if run is None else _kept.pop((run, partition), None)
+
+
+def leave(run: str | None, partition: int, kept: KeptChunks) -> None:
+    """Hold ``kept`` (a whole pass over ``partition`` of the run ``run``) for the run's next pass; closed at once
+    when there is no run to hold it for or it kept nothing."""
+    if run is None or kept.stage_position is None:
+        kept.close()
+        return
+    with _lock:
+        replaced = _kept.pop((run, partition), None)
+        _kept[(run, partition)] = kept
+    if replaced is not None:
+        replaced.close()
+
+
+def forget(run: str) -> int:
+    """Close (delete) every partition's chunks held for the run ``run``; how many there were."""
+    with _lock:
+        held = [key for key in _kept if key[0] == run]
+        closing = [_kept.pop(key) for key in held]
+    for kept in closing:
+        kept.close()
+    return len(closing)
