@@ -584,6 +584,8 @@ def _shaped(g: _Graph, step: Shape, row: Row) -> Row:
         row = _copied(g, row, step.copies[0])
         tables = g.op("Gather", g.const(np.asarray(step.copies[1], dtype=np.int64), "table"), row[0])
     columns, values, width = row
+    if len(step.tables["knot_start"]) < 2:
+        return row
     shaped = _shaped_values(g, step, values, g.op("Max", tables, g.const(np.array(0, dtype=np.int64))))
     shaping = g.op("GreaterOrEqual", tables, g.const(np.array(0, dtype=np.int64)))
     return columns, g.where(shaping, shaped, values), width
