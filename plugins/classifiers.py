@@ -321,8 +321,9 @@ class LinearSVM(Classifier):
 
     @property
     def _falls_back(self) -> bool:
-        """Whether ``--svm-threshold``'s rule can fall back to predicting nothing (fbr, recall@precision)."""
-        return self.params["threshold"] == "fbr" or (self.objective or ("",))[0] == "recall@precision"
+        """Whether ``--svm-threshold``'s rule can fall back to predicting nothing (fbr, micro-macro,
+        recall@precision)."""
+        return self.params["threshold"] in ("fbr", MICRO_MACRO) or (self.objective or ("",))[0] == "recall@precision"
 
     def _choose_thresholds(self, scores: np.ndarray, classes: np.ndarray, columns) -> None:
         """Each column's cut on the out-of-fold ``scores`` by ``--svm-threshold`` (:meth:`_cut`), the out-of-fold
@@ -473,8 +474,8 @@ class LinearSVM(Classifier):
         return {**described, **self._fallback_described()}
 
     def _fallback_described(self) -> dict:
-        """``--svm-threshold fbr`` or ``recall@precision``: whether the cut fell back (``threshold_fell_back``);
-        nothing for another rule."""
+        """``--svm-threshold fbr``, ``micro-macro`` or ``recall@precision``: whether the cut fell back
+        (``threshold_fell_back``); nothing for another rule."""
         return {"threshold_fell_back": self.fell_back[0]} if self.fell_back and self._falls_back else {}
 
     def state(self):

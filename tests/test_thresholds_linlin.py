@@ -180,6 +180,18 @@ def _listed(value):
     return value.tolist() if isinstance(value, np.ndarray) else value
 
 
+def test_a_label_the_joint_cut_leaves_predicting_nothing_says_it_fell_back():
+    features, truth = sonar_labels()
+    svm = LinearSVM(c_values="1", inner_folds=4, threshold="micro-macro").fit(features, truth[:, 3].astype(np.int64), 3)
+    assert svm.describe()["threshold_fell_back"] is False
+    kept = svm.out_of_fold_scores
+    assert kept is not None
+    svm.cut_at(ColumnCut(float(np.nextafter(kept.max(), np.inf)), 0.0, True))
+    described = svm.describe()
+    assert described["threshold_fell_back"] is True and described["threshold_f1"] == 0.0
+    assert not svm.predict(features[svm.score(features) <= kept.max()]).any()
+
+
 def test_train_saves_the_micro_macro_cut_and_predict_applies_it(run_filterkit, tmp_path):
     model = tmp_path / "mines.json"
     argv = ["train", "-q", "-o", model, "--positive", "Mine", "--svm-c-values", "1"]
