@@ -31,7 +31,7 @@ def c_source(model) -> str:
     """The C source of ``model``'s scorer: the template with the model's tokenizer (a chain starting with ``words``)
     or its input attributes, its data and its steps in it."""
     stages = list(model.chain.stages)
-    steps = [_step(stage) for stage in stages]
+    steps = [exported_step_of(stage) for stage in stages]
     words = steps[0] if steps else None
     if isinstance(words, Words):
         steps.pop(0)
@@ -52,7 +52,7 @@ def c_source(model) -> str:
             )
         model_parts.append(_step_data(step, number))
         calls.append(_step_call(step, number))
-    model_parts.append(_positions("SCORER_FEATURES", _classifier_columns(model)))
+    model_parts.append(_positions("SCORER_FEATURES", classifier_columns(model)))
     calls.append("scorer_renumber(v, &SCORER_FEATURES);")
     model_parts.append(_classifier_data(model))
     model_parts.append(
@@ -106,7 +106,7 @@ _COMPUTING = (
 )
 
 
-def _step(stage) -> Step:
+def exported_step_of(stage) -> Step:
     """``stage``'s step; FilterkitError naming it when it has none, refuses, or is of a subclass that computes its
     values otherwise than the class whose exported form it inherits."""
     exported = getattr(stage, "exported_step", None)
@@ -226,7 +226,7 @@ def _step_call(step: Step, number: int) -> str:
     raise FilterkitError(f"an exported step of an unknown kind ({type(step).__name__})")
 
 
-def _classifier_columns(model) -> np.ndarray:
+def classifier_columns(model) -> np.ndarray:
     """The chain's output columns the classifier reads, in its order: the numeric ones but the class or labels
     (:func:`filterkit.classifying.classifier_matrix`); FilterkitError for a nominal feature (one-hot)."""
     schema = model.output_schema
@@ -247,7 +247,7 @@ def _classifier_data(model) -> str:
         raise FilterkitError(f"classifier '{model.section['name']}' is not linear: it cannot be exported")
     weights, intercepts = model.linear
     outputs = len(model.classes)
-    sigmoids, thresholds = _rules(model, outputs)
+    sigmoids, thresholds = classifier_rules(model, outputs)
     constants = list(getattr(model, "constants", [None] * outputs))
     task = 2 if model.label_sets else 1 if model.multiclass else 0
     names = [name.encode("utf-8", "surrogatepass") for name in model.labels]
@@ -268,7 +268,7 @@ def _classifier_data(model) -> str:
     )
 
 
-def _rules(model, outputs: int) -> tuple[np.ndarray | None, np.ndarray | None]:
+def classifier_rules(model, outputs: int) -> tuple[np.ndarray | None, np.ndarray | None]:
     """Per output, the Platt sigmoid (A, B) and the threshold its answer applies (each None where the fit chose
     none), as the classifier's ``exported_rule()`` gives them (each label's, for label sets)."""
     classifiers = model.classifiers if model.label_sets else [model.classifier]

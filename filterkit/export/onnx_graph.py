@@ -32,7 +32,7 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 from filterkit.errors import FilterkitError
-from filterkit.export.c_source import LOG_TABLE_SIZE, _classifier_columns, _rules, _step
+from filterkit.export.c_source import LOG_TABLE_SIZE, classifier_columns, classifier_rules, exported_step_of
 from filterkit.export.steps import Keep, Normalize, Presence, Scale, Shape, Step, Unchanged, Words
 from filterkit.export.words import (
     ALPHABETIC,
@@ -40,9 +40,9 @@ from filterkit.export.words import (
     CASED,
     CHARACTERS,
     SPACE,
-    _checked,
-    _unicode_properties,
+    checked_settings,
     refusal,
+    unicode_properties,
 )
 
 #: The opsets the graph is written for: ONNX 20 (StringConcat), ai.onnx.ml 3 (LabelEncoder), com.microsoft 1
@@ -67,7 +67,7 @@ def onnx_model(model) -> bytes:
     """The serialized ONNX graph of ``model`` (a chain starting with ``words``, a linear classifier); FilterkitError
     naming the stage or setting that a graph cannot compute exactly."""
     stages = list(model.chain.stages)
-    steps = [_step(stage) for stage in stages]
+    steps = [exported_step_of(stage) for stage in stages]
     if not steps or not isinstance(steps[0], Words):
         raise FilterkitError("the model does not start with stage 'words': an ONNX graph reads documents")
     words = steps[0]
@@ -209,7 +209,7 @@ def words_counts_model(stage) -> bytes:
     refused = refusal(stage)
     if refused is not None:
         raise FilterkitError(refused)
-    settings = _checked(stage)
+    settings = checked_settings(stage)
     width = _width(stage, settings, 0)
     body = _Graph("document")
     columns, found = _counted(body, _token_columns(body, stage, settings))
@@ -234,7 +234,7 @@ def _width(stage, settings, first_column: int) -> int:
 def _words_row(g: _Graph, stage, words: Words) -> Row:
     """The words step on one document: the columns of the words it holds (after the attributes the stage keeps)
     and their values."""
-    settings = _checked(stage)
+    settings = checked_settings(stage)
     width = _width(stage, settings, words.first_column)
     columns, counts = _counted(g, _token_columns(g, stage, settings))
     values = counts if words.counts else g.op("Expand", g.double(1.0), g.size(counts))
@@ -308,7 +308,7 @@ def _boundaries(settings) -> list[int]:
 def _unicode_tables():
     """str.lower's deltas, the flags and the special mappings of every code point (words.py's tables), made once
     per process."""
-    return _unicode_properties()
+    return unicode_properties()
 
 
 def _lowercase_table(stage, boundaries: list[int], ascii_only: bool) -> tuple[list[str], list[str], list[int], int]:
@@ -664,7 +664,7 @@ def _linear(g: _Graph, model, row: Row) -> str:
     values summed in column order as scipy's sparse product sums them (a missing value read as 0; NaN for a label
     every training row held or none did)."""
     weights, intercepts = model.linear
-    features, x, _ = _renumbered(g, row, np.asarray(_classifier_columns(model), dtype=np.int64))
+    features, x, _ = _renumbered(g, row, np.asarray(classifier_columns(model), dtype=np.int64))
     x = g.op("Unsqueeze", g.where(g.op("IsNaN", x), g.double(0.0), x), g.ints(1))
     rows = g.op("Gather", g.const(np.ascontiguousarray(np.asarray(weights, dtype=np.float64).T), "weights"), features)
     products = g.where(g.op("Equal", x, g.double(0.0)), g.double(0.0), g.op("Mul", x, rows))
@@ -735,7 +735,7 @@ def _answers(g: _Graph, model, decisions: str) -> dict[str, str]:
     other, a multi-class model's class of the largest score less its offset, the first NaN first), or for label
     sets a matrix of the labels said yes; the Platt probabilities where the model has them; the classes' names."""
     outputs = len(model.classes)
-    sigmoids, thresholds = _rules(model, outputs)
+    sigmoids, thresholds = classifier_rules(model, outputs)
     names = g.const(np.array(list(model.labels), dtype=object), "names")
     answers = {"classes": names}
     scores = decisions
