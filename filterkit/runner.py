@@ -202,8 +202,7 @@ class Chain:
         ``filling`` gives up (its ``stage_position`` None then).  Not ``own_form``: a stage's own form of its chunks
         (which may number things as these statistics alone do, before they merge with others) is not kept."""
         stage = self.stages[position]
-        keeps_own = own_form and isinstance(stage, KeptPass) and declared(stage, "keeps_fit_pass")
-        kept_pass = stage if keeps_own else None
+        kept_pass = stage if isinstance(stage, KeptPass) and declared(stage, "keeps_fit_pass") and own_form else None
         if kept_before is not None:
             chunks = self._from_kept(kept_before, position, counted)
         else:
