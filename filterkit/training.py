@@ -291,9 +291,9 @@ def scored_candidates(
 ) -> Evaluation:
     """``evaluate``'s cross-validation of ``chains`` on ``source`` (one task, one training fraction, one
     repeat), fitted where ``workers`` says (:func:`~filterkit.evaluation.run_fits`' jobs, engine, cluster and
-    plugins folder), shown as it goes: each fit counted on ``shown``'s
-    progress (None: none) as candidate k of n, fold j of f, and each distinct warning of a candidate given once,
-    naming it, to ``shown``'s function (None: none); the fits run fold by fold, every candidate in each."""
+    plugins folder), shown as it goes: each fit counted on ``shown``'s progress (None: none) as candidate k of n,
+    fold j of f, and each distinct warning of a candidate given once, naming it, to ``shown``'s function (None:
+    none); the fits run fold by fold, every candidate in each."""
     from filterkit.evaluation_targets import target_fits
     from filterkit.progress import Progress
 
