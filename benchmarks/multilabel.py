@@ -4,7 +4,7 @@
                                         [--formats arff,jsonl]     # builds first when not built; then summarizes
     python benchmarks/multilabel.py build [--inputs …]
     python benchmarks/multilabel.py summarize [--inputs …]
-    python benchmarks/multilabel.py thresholds [--inputs …]   # §11.1: each rule's cut of every label
+    python benchmarks/multilabel.py thresholds [--inputs …] [--min-positives N]   # §11.1: each rule's cuts
 
 ``build`` takes bookworm main's long descriptions as benchmarks/corpora.py makes them (``apt-cache dumpavail``
 joined to ``Translation-en`` in apt lists of its own under ``--inputs/apt``) with each package's ``Tag:`` field,
@@ -33,7 +33,9 @@ the paired tests against scikit-learn (Wilcoxon over the labels' F1, McNemar on 
 rule's CPU is its process's (user + system; one BLAS thread in each, as the console script has it), and its
 measures, the paired tests against the fixed cut and PCut (Wilcoxon over the labels' F1, McNemar on the rows'
 label sets) and the label cardinality it predicts come from its predictions; :func:`micro_macro_route`'s cuts
-before the joint one are checked to predict what evaluate's ``f1`` does.
+before the joint one are checked to predict what evaluate's ``f1`` does.  ``--min-positives N`` builds the corpus
+with the tags of at least N training documents as labels (rarer labels, where Lin & Lin's rule is meant to act)
+in a folder ``--inputs`` of its own, whose apt lists are those of the default folder.
 """
 
 from __future__ import annotations
@@ -160,6 +162,14 @@ def corpus_sizes(labels: list[str], train: list, test: list) -> dict:
     return sizes
 
 
+def share_apt_lists(inputs: Path) -> None:
+    """Where ``inputs`` (another corpus's folder, as ``--min-positives`` makes one) has no apt lists of its own,
+    point its ``apt`` at those of ``DEFAULT_INPUTS``, when they are there: the same listing, not fetched again."""
+    shared = DEFAULT_INPUTS / "apt"
+    if inputs.resolve() != DEFAULT_INPUTS.resolve() and not (inputs / "apt").exists() and shared.exists():
+        (inputs / "apt").symlink_to(shared.resolve(), target_is_directory=True)
+
+
 def build(inputs: Path) -> dict:
     """The MEKA ARFF and JSON Lines train/test files under ``inputs/data``; their sizes (also sizes.json)."""
     folder = inputs / "data"
@@ -169,7 +179,7 @@ def build(inputs: Path) -> dict:
     for part, rows in (("train", train), ("test", test)):
         write_meka(folder / f"{STEM}-{part}.arff", labels, rows)
         write_jsonl(folder / f"{STEM}-{part}.jsonl", rows)
-    sizes = corpus_sizes(labels, train, test)
+    sizes = {"min_training_positives": MIN_TRAINING_POSITIVES, **corpus_sizes(labels, train, test)}
     release = next((inputs / "apt" / "lists").glob("*_debian_dists_bookworm_InRelease"))
     sizes["lists"] = next(line for line in release.read_text().splitlines() if line.startswith("Date:"))
     (folder / "sizes.json").write_text(json.dumps(sizes, indent=1) + "\n")
@@ -354,7 +364,8 @@ def summarize_thresholds(inputs: Path) -> str:
     predicted = {rule: label_matrix(entry["predicted"], labels) for rule, entry in found.items()}
     scored = {rule: measures(truth, matrix) for rule, matrix in predicted.items()}
     same = found["micro-macro"]["own_cuts_predicted"] == found["f1"]["predicted"]
-    lines = [
+    lines = [corpus_line(inputs)] if (inputs / "data" / "sizes.json").exists() else []
+    lines += [
         f"micro_macro_route's cuts before the joint one predict {'as' if same else 'OTHERWISE than'} evaluate's f1.",
         "; ".join(
             f"{rule} {entry['seconds']} s wall (load {' '.join(entry['load'])})" for rule, entry in found.items()
@@ -377,6 +388,19 @@ def summarize_thresholds(inputs: Path) -> str:
         lines.append(f"| {rule} | " + " | ".join(cells) + " |")
     cardinality = float(np.mean(truth.sum(axis=1)))
     return "\n".join(lines) + f"\n\nTest label cardinality {cardinality:.3f}.\n"
+
+
+def corpus_line(inputs: Path) -> str:
+    """The corpus of ``inputs``: documents, labels, the labels of fewer than 70 training documents (§11's floor),
+    the fewest positives of a label."""
+    sizes = json.loads((inputs / "data" / "sizes.json").read_text())
+    positives = list(sizes["positives"].values())
+    rare = sum(train < 70 for train, _ in positives)
+    return (
+        f"Corpus: {sizes['train']['documents']:,} training and {sizes['test']['documents']:,} test documents, "
+        f"{sizes['labels']} labels ({rare} of fewer than 70 training documents); a label's fewest positives "
+        f"{min(train for train, _ in positives)} training, {min(test for _, test in positives)} test."
+    )
 
 
 def paired_tests(truth, route: tuple, other: tuple) -> tuple[dict, dict]:
@@ -555,16 +579,27 @@ def summarize(inputs: Path) -> str:
 
 
 def main() -> None:
+    global MIN_TRAINING_POSITIVES
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("action", choices=("build", "run", "summarize", "thresholds", "micro-macro-route"))
     parser.add_argument("--inputs", type=Path, default=DEFAULT_INPUTS)
     parser.add_argument("--formats", help="of arff, jsonl (run; default: arff, and jsonl for the selection run)")
     parser.add_argument("--runs", default=",".join(RUNS), help="of selection, shape, shape-copies (run)")
+    parser.add_argument(
+        "--min-positives",
+        type=int,
+        default=MIN_TRAINING_POSITIVES,
+        help="the training documents a tag needs to be a label (build; §11's corpus: the default)",
+    )
     args = parser.parse_args()
     args.inputs.mkdir(parents=True, exist_ok=True)
+    MIN_TRAINING_POSITIVES = args.min_positives
     if args.action == "build":
         print(json.dumps(build(args.inputs), indent=1))
     elif args.action == "thresholds":
+        if not (args.inputs / "data" / "sizes.json").exists():
+            share_apt_lists(args.inputs)
+            build(args.inputs)
         print(summarize_thresholds(args.inputs))
     elif args.action == "micro-macro-route":
         print(json.dumps(micro_macro_route(args.inputs)))
