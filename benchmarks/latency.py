@@ -16,27 +16,35 @@ about its test documents (``ReutersGrain-test.arff``), one document per call:
 (e) per such model, its exported C scorer (``filterkit export M --c OUT.c``): a C harness that ``#include``\\s
     OUT.c (compiled ``-O2 -DFILTERKIT_NO_MAIN``), reads the documents NUL-separated and calls ``decide()`` then
     ``answer()`` on each, timing each call with ``clock_gettime(CLOCK_MONOTONIC)`` and the CPU of them all with
-    ``CLOCK_PROCESS_CPUTIME_ID``; one run of it per round (which first scores every document once untimed).
+    ``CLOCK_PROCESS_CPUTIME_ID``; one run of it per round (which first scores every document once untimed);
+(f) per such model, its exported ONNX graph (``filterkit export M --onnx OUT.onnx``) in ONNX Runtime: one
+    ``InferenceSession`` on one thread (``SessionOptions`` intra- and inter-op threads 1, the CPU provider), made
+    once, then ``session.run(["label"], {"documents": np.array([doc], dtype=object)})``, timed as (a) to (d) are;
+    skipped, with a line in the report saying so, where onnxruntime or onnx is not installed.
 
 Each round calls every path on the same ``--documents`` test documents in turn (interleaved rounds, the paths
 in the same order each round, after one round of warming up).  Reported per path: the median and the 99th
 percentile of the wall time of a call, the CPU time per call and each as a multiple of (a)'s in the same run.
-Before timing, (c)'s features are checked equal to (d)'s ``transform``, and (e)'s decision values equal to (d)'s
-``decision_function`` bit for bit (``%a``) and its answers to ``predict``, on every document timed.
+Before timing, (c)'s features are checked equal to (d)'s ``transform``, (e)'s decision values equal to (d)'s
+``decision_function`` bit for bit (``%a``) and its answers to ``predict``, and (f)'s labels equal to ``predict``'s
+and its decision values to ``decision_function``'s within 1e-6 relative (what tests/test_export_onnx.py asks; how
+many documents are bit for bit is reported), on every document timed.
 
 Issue 78's goals are measured on two models: the grain models above, and a model of a 100,000-word vocabulary
 asked about 200-word documents (:func:`synthetic_corpus`: Zipf-distributed pseudo-words, a tenth of them with a
 letter past ASCII, in two classes; ``words --counts --lowercase --words-to-keep 1000000 bns --multiply l2``), on
-which (a), (d) and (e) are timed as above.  Per model: (e)'s p50; the cold start of the compiled scorer
+which (a), (d), (e) and (f) are timed as above.  Per model: (e)'s p50; the cold start of the compiled scorer
 (``cc -O2 OUT.c``, its own ``main``) scoring one document, from process start to exit, median of ``--starts``
 runs, and its peak memory (the child's max RSS from ``wait4``) beside its arrays' bytes (``.rodata`` and
 ``.data``); beside them the cold start and peak memory of a fresh Python that imports filterkit, loads the model
-and predicts one document, and of one that imports scikit-learn, ``joblib.load``\\s (a)'s pipeline and predicts.
+and predicts one document, of one that imports scikit-learn, ``joblib.load``\\s (a)'s pipeline and predicts, and
+of one that imports onnxruntime, opens (f)'s graph in a one-thread session and scores the document.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 import statistics
 import subprocess
@@ -355,6 +363,61 @@ class CScorer:
         return [int(ns) * 1e-9 for ns in spent], int(totals.split()[1]) * 1e-9
 
 
+def missing_onnx() -> str | None:
+    """The package (f) needs that is not installed (onnx to export the graph, onnxruntime to run it), or None."""
+    return next((name for name in ("onnx", "onnxruntime") if importlib.util.find_spec(name) is None), None)
+
+
+def one_thread_session(graph: Path):
+    """An ONNX Runtime session of ``graph`` on one thread (intra- and inter-op), on the CPU provider."""
+    import onnxruntime
+
+    options = onnxruntime.SessionOptions()
+    options.intra_op_num_threads = options.inter_op_num_threads = 1
+    return onnxruntime.InferenceSession(str(graph), options, providers=["CPUExecutionProvider"])
+
+
+class OnnxGraph:
+    """A model's exported ONNX graph, written into ``folder``, and (f): one session of it on one thread."""
+
+    def __init__(self, model_path: Path, folder: Path):
+        self.path = folder / f"{model_path.stem}.onnx"
+        exported = subprocess.run(
+            [sys.executable, "-m", "filterkit", "export", str(model_path), "--onnx", str(self.path)],
+            capture_output=True,
+            text=True,
+        )
+        if exported.returncode != 0:
+            sys.exit(f"filterkit export {model_path} --onnx failed:\n{exported.stderr}")
+        self.graph_bytes, self.bit_equal = self.path.stat().st_size, 0
+        self.session = one_thread_session(self.path)
+        self.timed_round = python_rounds(self.label)
+
+    def label(self, document: str):
+        """The graph's label of ``document``, one ``run`` call."""
+        return self.session.run(["label"], {"documents": np.array([document], dtype=object)})[0]
+
+    def check(self, model, documents: list[str]) -> None:
+        """Exit unless the graph's labels are ``model.predict``'s and its decision values
+        ``model.decision_function``'s within 1e-6 relative, on every one of ``documents``; count the documents whose
+        decision values are the same bits."""
+        decisions, labels = self.session.run(["decisions", "label"], {"documents": np.array(documents, dtype=object)})
+        expected = np.asarray(model.decision_function(documents), dtype=np.float64).reshape(decisions.shape)
+        wrong = [
+            number for number, (given, wanted) in enumerate(zip(labels, model.predict(documents))) if given != wanted
+        ]
+        if wrong:
+            sys.exit(f"{self.path.stem}: ONNX Runtime's label differs from predict's on documents {wrong}")
+        far = ~np.isclose(decisions, expected, rtol=1e-6, atol=0, equal_nan=True)
+        if far.any():
+            sys.exit(
+                f"{self.path.stem}: ONNX Runtime's decision values are not predict's on documents "
+                f"{sorted(set(np.nonzero(far)[0].tolist()))}"
+            )
+        same = (decisions.view(np.uint64) == expected.view(np.uint64)) | (np.isnan(decisions) & np.isnan(expected))
+        self.bit_equal = int(same.all(axis=1).sum())
+
+
 def compiled(sources: list[Path], program: Path, *flags: str) -> None:
     """``program`` compiled from ``sources`` as issue 78 says (C99, -O2, libm)."""
     command = [COMPILER, "-std=c99", "-O2", *flags, "-o", str(program), *map(str, sources), "-lm"]
@@ -483,9 +546,11 @@ def format_table(results: dict) -> list[str]:
     return lines
 
 
-def format_goals(goals: list[dict], empty_start: tuple[float, int], starts: int) -> list[str]:
+def format_goals(goals: list[dict], empty_start: tuple[float, int], starts: int, onnx_skipped: str) -> list[str]:
     """The table of issue 78's goals: per model, the C scorer's p50, cold start and memory beside
-    ``load_model(M).predict``'s and scikit-learn's pipeline's; then whether the 100,000-word model meets them."""
+    ``load_model(M).predict``'s, scikit-learn's pipeline's and ONNX Runtime's (unless ``onnx_skipped`` says why
+    not); then whether the 100,000-word model meets them, and ONNX Runtime's figures on it."""
+    measured_onnx = not onnx_skipped
     lines = [
         f"Issue 78's goals.  p50: in-process, per document, from the rounds above; cold start: process start to "
         f"exit scoring one document, median of {starts} runs; max RSS: the largest of those runs' (`wait4` in a "
@@ -496,12 +561,20 @@ def format_goals(goals: list[dict], empty_start: tuple[float, int], starts: int)
         f"(`int main(void)`) starts in {empty_start[0] * 1e3:.2f} ms with a max RSS of "
         f"{empty_start[1] / 2**20:.2f} MB.  predict: a fresh `python -c` importing filterkit, `load_model(M)`, "
         "`predict([doc])`; scikit-learn: a fresh `python -c` importing sklearn and joblib, `joblib.load` of (a)'s "
-        "fitted pipeline, `predict([doc])`.",
+        "fitted pipeline, `predict([doc])`"
+        + (
+            "; ONNX: a fresh `python -c` importing numpy and onnxruntime, an `InferenceSession` of the graph "
+            "`filterkit export M --onnx` wrote on one thread (`SessionOptions` intra- and inter-op threads 1), "
+            "`run` on the document; its graph MB: the .onnx file's size."
+            if measured_onnx
+            else "."
+        ),
         "",
         "| model | C p50 µs | C cold start ms | C max RSS MB | C arrays MB | C RSS − arrays MB | predict p50 µs "
         "| predict cold start ms | predict max RSS MB | scikit-learn p50 µs | scikit-learn cold start ms "
-        "| scikit-learn max RSS MB |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| scikit-learn max RSS MB |"
+        + (" ONNX p50 µs | ONNX cold start ms | ONNX max RSS MB | ONNX graph MB |" if measured_onnx else ""),
+        "|---|---|---|---|---|---|---|---|---|---|---|---|" + ("---|---|---|---|" if measured_onnx else ""),
     ]
     for goal in goals:
         lines.append(
@@ -510,6 +583,12 @@ def format_goals(goals: list[dict], empty_start: tuple[float, int], starts: int)
             f"| {goal['predict_p50'] * 1e6:.0f} | {goal['predict_start'] * 1e3:.0f} "
             f"| {goal['predict_rss'] / 2**20:.0f} | {goal['sklearn_p50'] * 1e6:.0f} "
             f"| {goal['sklearn_start'] * 1e3:.0f} | {goal['sklearn_rss'] / 2**20:.0f} |"
+            + (
+                f" {goal['onnx_p50'] * 1e6:.0f} | {goal['onnx_start'] * 1e3:.0f} | {goal['onnx_rss'] / 2**20:.0f} "
+                f"| {goal['graph_bytes'] / 2**20:.2f} |"
+                if measured_onnx
+                else ""
+            )
         )
     large = goals[-1]
     verdicts = [
@@ -530,9 +609,22 @@ def format_goals(goals: list[dict], empty_start: tuple[float, int], starts: int)
         "",
         "The C scorer of the 100,000-word model against the goals: "
         + "; ".join(f"{goal} {'met' if met else 'NOT met'} ({figure})" for goal, met, figure in verdicts)
-        + ".  ONNX Runtime is not measured: the ONNX export (issue 78, item 1) is not built yet.",
+        + ".  "
+        + (onnx_summary(large) if measured_onnx else f"ONNX Runtime is not measured: {onnx_skipped}."),
     ]
     return lines
+
+
+def onnx_summary(large: dict) -> str:
+    """ONNX Runtime's p50 and cold start on the 100,000-word model, each beside predict's and scikit-learn's."""
+    return (
+        f"ONNX Runtime on it (one thread): p50 {large['onnx_p50'] * 1e6:.0f} µs a document, "
+        f"{large['onnx_p50'] / large['predict_p50']:.2f}× `load_model(M).predict`'s "
+        f"({large['predict_p50'] * 1e6:.0f} µs) and {large['onnx_p50'] / large['sklearn_p50']:.2f}× scikit-learn's "
+        f"({large['sklearn_p50'] * 1e6:.0f} µs); "
+        f"cold start {large['onnx_start'] * 1e3:.0f} ms, against predict's {large['predict_start'] * 1e3:.0f} ms and "
+        f"scikit-learn's {large['sklearn_start'] * 1e3:.0f} ms."
+    )
 
 
 def format_report(grain: dict, large: dict, goals: list[dict], settings: dict) -> str:
@@ -546,7 +638,7 @@ def format_report(grain: dict, large: dict, goals: list[dict], settings: dict) -
         f"interleaved rounds ({settings['rounds'] * settings['documents']} calls a path); ms of wall time per call "
         "(median, 99th percentile) and of CPU per call; ÷ (a): the same figure over (a)'s in this run.  (e)'s "
         "decision values were checked equal to (d)'s `decision_function` bit for bit, and its answers to "
-        "`predict`'s, on every document timed.",
+        f"`predict`'s, on every document timed.  {settings['onnx_check']}",
         "",
         "Fitted on Weka's `ReutersGrain-train.arff`, asked about `ReutersGrain-test.arff`:",
         "",
@@ -559,9 +651,24 @@ def format_report(grain: dict, large: dict, goals: list[dict], settings: dict) -
         "",
         *format_table(large),
         "",
-        *format_goals(goals, settings["empty_start"], settings["starts"]),
+        *format_goals(goals, settings["empty_start"], settings["starts"], settings["onnx_skipped"]),
     ]
     return "\n".join(lines) + "\n"
+
+
+def onnx_settings(served: list[Served], documents: int) -> dict[str, str]:
+    """What the report says of (f): why it is skipped (empty where it is not), and what its check found."""
+    missing = missing_onnx()
+    if missing is not None:
+        skipped = f"{missing} is not installed (`pip install 'filterkit-arff[onnx]'`)"
+        return {"onnx_skipped": skipped, "onnx_check": f"(f), ONNX Runtime, is skipped: {skipped}."}
+    bit_equal = sum(model.graph.bit_equal for model in served if model.graph is not None)
+    return {
+        "onnx_skipped": "",
+        "onnx_check": "(f)'s labels were checked equal to `predict`'s, and its decision values to "
+        f"`decision_function`'s within 1e-6 relative, on every document timed: the same bits on {bit_equal:,} of "
+        f"{documents * len(served):,} (documents × models).",
+    }
 
 
 def machine() -> str:
@@ -582,12 +689,20 @@ def python_start(code: str, *arguments: Path) -> tuple[str, ...]:
 
 PREDICT_START = "import sys, filterkit; filterkit.load_model(sys.argv[1]).predict([sys.stdin.read()])"
 SKLEARN_START = "import sys, sklearn, joblib; joblib.load(sys.argv[1]).predict([sys.stdin.read()])"
+#: (f)'s cold start: the session of :func:`one_thread_session`, one ``run`` of the document.
+ONNX_START = (
+    "import sys, numpy, onnxruntime; options = onnxruntime.SessionOptions(); "
+    "options.intra_op_num_threads = options.inter_op_num_threads = 1; "
+    "session = onnxruntime.InferenceSession(sys.argv[1], options, providers=['CPUExecutionProvider']); "
+    "session.run(['label'], {'documents': numpy.array([sys.stdin.read()], dtype=object)})"
+)
 
 
 @dataclass
 class Served:
     """A model as the goals' table compares it: its C scorer, its saved file, (a)'s saved pipeline of the same
-    corpus, the document a cold start scores, and the names of its C, predict and scikit-learn paths."""
+    corpus, the document a cold start scores, the names of its C, predict and scikit-learn paths, and its ONNX
+    graph (None where (f) is skipped)."""
 
     name: str
     chain: str
@@ -596,11 +711,12 @@ class Served:
     pipeline_path: Path
     document: Path
     paths: tuple[str, str, str]
+    graph: OnnxGraph | None
 
 
 def goal_row(served: Served, results: dict, rounds: int, launcher: Path, starts: int) -> dict:
     """One row of the goals' table: ``served``'s p50s in ``results`` (and its C scorer's p50 in each of the
-    ``rounds``) and its three cold starts."""
+    ``rounds``) and its cold starts (the ONNX figures None where (f) is skipped)."""
     c_start, c_rss = cold_starts(launcher, (str(served.scorer.program), "-0"), served.document, starts)
     predict_start, predict_rss = cold_starts(
         launcher, python_start(PREDICT_START, served.model_path), served.document, starts
@@ -612,6 +728,13 @@ def goal_row(served: Served, results: dict, rounds: int, launcher: Path, starts:
     c_walls = results[served.paths[0]][0]
     per_round = len(c_walls) // rounds
     c_round_p50s = [statistics.median(c_walls[at : at + per_round]) for at in range(0, len(c_walls), per_round)]
+    onnx: dict[str, float | None] = dict.fromkeys(("onnx_p50", "onnx_start", "onnx_rss", "graph_bytes"))
+    if served.graph is not None:
+        onnx["onnx_start"], onnx["onnx_rss"] = cold_starts(
+            launcher, python_start(ONNX_START, served.graph.path), served.document, starts
+        )
+        onnx["onnx_p50"] = statistics.median(results[onnx_path(served.chain)][0])
+        onnx["graph_bytes"] = served.graph.graph_bytes
     return {
         "name": served.name,
         "c_p50": c_p50,
@@ -625,6 +748,7 @@ def goal_row(served: Served, results: dict, rounds: int, launcher: Path, starts:
         "sklearn_p50": sklearn_p50,
         "sklearn_start": sklearn_start,
         "sklearn_rss": sklearn_rss,
+        **onnx,
     }
 
 
@@ -639,8 +763,21 @@ def predicted_path(text: str) -> str:
     return f"(d) load_model(M).predict: {text}"
 
 
+def onnx_path(text: str) -> str:
+    return f"(f) ONNX Runtime, one thread, run: {text}"
+
+
+def onnx_graph(model_path: Path, model, folder: Path, documents: list[str]) -> OnnxGraph | None:
+    """(f) of the model at ``model_path``, checked against ``model`` on ``documents``; None where it is skipped."""
+    if missing_onnx() is not None:
+        return None
+    graph = OnnxGraph(model_path, folder)
+    graph.check(model, documents)
+    return graph
+
+
 def grain_results(folder: Path, documents: list[str], rounds: int) -> tuple[dict, list[Served]]:
-    """(a) to (e) on Reuters grain, timed on ``documents``; each model as the goals' table compares it."""
+    """(a) to (f) on Reuters grain, timed on ``documents``; each model as the goals' table compares it."""
     import filterkit
     from filterkit.sklearn import load_arff
 
@@ -652,17 +789,21 @@ def grain_results(folder: Path, documents: list[str], rounds: int) -> tuple[dict
     document.write_bytes(documents[0].encode("utf-8"))
     served = []
     for text, model_path in models.items():
+        model = filterkit.load_model(model_path)
         scorer = CScorer(model_path, folder)
-        scorer.check(filterkit.load_model(model_path), documents)
+        scorer.check(model, documents)
         paths[exported_path(text)] = scorer.timed_round
+        graph = onnx_graph(model_path, model, folder, documents)
+        if graph is not None:
+            paths[onnx_path(text)] = graph.timed_round
         names = (exported_path(text), predicted_path(text), BAR)
-        served.append(Served(f"grain: {text}", text, scorer, model_path, pipeline, document, names))
+        served.append(Served(f"grain: {text}", text, scorer, model_path, pipeline, document, names, graph))
     print(f"Reuters grain: {len(paths)} paths, {rounds} rounds", file=sys.stderr)
     return measured(paths, documents, rounds), served
 
 
 def large_results(folder: Path, count: int, rounds: int) -> tuple[dict, Served, int]:
-    """(a), (d) and (e) on the 100,000-word model, timed on ``count`` of its test documents; the model as the
+    """(a), (d), (e) and (f) on the 100,000-word model, timed on ``count`` of its test documents; the model as the
     goals' table compares it; and its vocabulary's size."""
     arff, texts, labels, tests = synthetic_corpus(folder)
     model_path = folder / "large.json"
@@ -679,10 +820,13 @@ def large_results(folder: Path, count: int, rounds: int) -> tuple[dict, Served, 
         predicted_path(text): prediction_rounds(model),
         exported_path(text): scorer.timed_round,
     }
+    graph = onnx_graph(model_path, model, folder, documents)
+    if graph is not None:
+        paths[onnx_path(text)] = graph.timed_round
     document = folder / "large-document"
     document.write_bytes(documents[0].encode("utf-8"))
     names = (exported_path(text), predicted_path(text), BAR)
-    served = Served(f"{vocabulary:,} words: {text}", text, scorer, model_path, pipeline_path, document, names)
+    served = Served(f"{vocabulary:,} words: {text}", text, scorer, model_path, pipeline_path, document, names, graph)
     print(f"{vocabulary:,} words: {len(paths)} paths, {rounds} rounds", file=sys.stderr)
     return measured(paths, documents, rounds), served, vocabulary
 
@@ -729,6 +873,7 @@ def main() -> None:
         "large_chain": large_served.chain,
         "empty_start": empty_start,
         "starts": args.starts,
+        **onnx_settings([*grain_served, large_served], len(documents)),
     }
     report = format_report(grain, large, goals, settings)
     if not args.quick:
