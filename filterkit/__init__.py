@@ -14,15 +14,18 @@ def load_model(path, registry=None):
     return load(path, registry)
 
 
-def train(path, chains=None, **settings):
+def train(path, chains=None, *, jobs=1, search="nested", engine="local", scheduler=None, workers=None, **settings):
     """Fit a chain and a classifier on the file at ``path`` as ``filterkit train`` does
     (:func:`filterkit.training.train`): ``chains`` are the candidates as typed (``"shape bns l2"``; None:
     the default ones), ``settings`` :class:`filterkit.evaluation.Settings`' fields (``positive="grain"``,
-    ``multiclass=True``); ``.save(PATH)`` writes the model."""
+    ``multiclass=True``); the candidates scored in ``jobs`` processes (None: one per core from 5,000 rows), or on
+    Dask (``engine="dask"``: at ``scheduler``, else a local cluster of ``workers``), by the ``search`` ``nested`` or
+    ``flat``, the same model whichever; ``.save(PATH)`` writes the model."""
     from filterkit.evaluation import Settings
     from filterkit.plugins import load_plugins
     from filterkit.training import train as fit
 
     registry = load_plugins()
     specs = None if chains is None else [registry.parse_chain(text) for text in chains]
-    return fit(path, specs, Settings(**settings), registry)
+    placed = {"jobs": jobs, "search": search, "engine": engine, "scheduler": scheduler, "workers": workers}
+    return fit(path, specs, Settings(**settings), registry, **placed)

@@ -132,6 +132,20 @@ def test_a_library_call_on_dask_trains_the_local_model(tmp_path):
     assert saved[0] == saved[1]
 
 
+def test_the_public_train_reaches_the_engine_and_the_flat_search(tmp_path):
+    import filterkit
+
+    options = {"multiclass": True, "classifier_params": {"c_values": "0.1,1", "inner_folds": 2}}
+    saved = {}
+    for name, placed in {"local": {}, "dask": {"engine": "dask", "workers": 2}, "jobs": {"jobs": 2}}.items():
+        filterkit.train(str(IRIS), ["l2", "minmax"], **placed, **options).save(str(tmp_path / f"{name}.json"))
+        saved[name] = (tmp_path / f"{name}.json").read_bytes()
+    assert saved["local"] == saved["dask"] == saved["jobs"]
+    flat = filterkit.train(str(IRIS), ["l2", "minmax"], search="flat", **options)
+    flat.save(str(tmp_path / "flat.json"))
+    assert json.loads((tmp_path / "flat.json").read_text())["classifier"]["search"] == "flat"
+
+
 @pytest.mark.parametrize(
     "extra, message",
     [
