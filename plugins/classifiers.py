@@ -339,8 +339,7 @@ class LinearSVM(Classifier):
     def cut_at(self, cut: ColumnCut) -> None:
         """Decide the one column at ``cut`` (its threshold, out-of-fold F1, fallback, and an objective's reach)."""
         self.thresholds, self.threshold_f1, self.fell_back = np.array([cut.threshold]), [cut.f1], [cut.fell_back]
-        if cut.precision is not None:
-            self.threshold_reached = [(cut.precision, cut.recall)]
+        self.threshold_reached = None if cut.precision is None else [(cut.precision, cut.recall)]
 
     def _cut(self, scores: np.ndarray, positives: np.ndarray) -> ColumnCut:
         """One column's cut by ``--svm-threshold`` (:func:`f1_cut`, :func:`fbr_cut`, :func:`objective_cut`) on its
