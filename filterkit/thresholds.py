@@ -17,7 +17,7 @@ from filterkit.errors import FilterkitError
 
 #: ``--svm-threshold micro-macro``: Lin & Lin's micro+macro cuts (:func:`micro_macro_cuts`).  One column alone (a
 #: binary task, one label as its SVM fits it) is cut where its F1 is highest, as ``f1``; a label set's labels are
-#: cut together over every label's out-of-fold scores by :func:`recut_label_set`.
+#: cut together over every label's out-of-fold scores by :func:`cut_label_set`.
 MICRO_MACRO = "micro-macro"
 #: ``--svm-threshold``: the fixed cut (0.5, or 0 on the margin), or per class the out-of-fold F1's (f1, fbr), or
 #: Lin & Lin's micro+macro (micro-macro).
