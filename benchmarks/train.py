@@ -1,7 +1,8 @@
 """``filterkit train`` against scikit-learn's ``GridSearchCV`` doing the equivalent search (issue 75, item 5).
 
     python benchmarks/train.py [--corpora debian10,grain,debian20,man] [--max-train N] [--max-train-of CORPORA]
-                               [--routes full-1,full-all,early-1,early-all,flat-1,flat-all,grid-1,grid-all]
+                               [--routes full-1,full-all,early-1,early-all,flat-1,flat-all,grid-1,grid-all,
+                                         compare-1,cv-1]
                                [--repeats 1]
                                [--fresh] [--man-per-section 300]
                                [--inputs benchmarks/.inputs/train] [--out benchmarks/RESULTS.md]
@@ -44,12 +45,29 @@ Routes, each command its own process, CPU seconds (user + system, the workers in
   (shuffled, seed 1: not filterkit's folds, as many), scored by macro-F1 (F1 of the positive class on grain),
   ``n_jobs=1`` or ``-1``; the refit pipeline's F1 on the test file.  The process reads the ARFF files with
   filterkit's reader.
+- ``compare-1``: ``filterkit evaluate --compare --json`` of ``train``'s default candidates (filterkit.training's
+  ``default_candidates`` for the task, as ``train`` with no chain takes them: ``shape --multiclass max`` on more
+  than two classes) on the training file, with the settings ``train`` scores its candidates with: the candidates'
+  folds (``CANDIDATE_FOLDS``, 5), seed 1, the svm's ``trained_defaults`` (``--svm-c-by f1 --svm-c-search early``,
+  5 inner folds), ``--jobs 1``; it writes its report alone (no test file, no model).  Its F1 is the mean over the
+  5 folds of each fold's F1 (macro-F1) of the candidate ``train`` would keep (the best AUC), the one shown as
+  picked: the figure ``cross_validate`` gives, not evaluate's pooled F1 of the counts summed over the folds.
+- ``cv-1``: the equivalent scikit-learn loop, for each of ``grid-1``'s 4 representations ``cross_validate`` (5
+  stratified folds, shuffled, seed 1, ``n_jobs=1``) of ``Pipeline(TfidfVectorizer(...), GridSearchCV(LinearSVC(),
+  C in {0.01, 0.1, 1, 10, 100}, 5 inner stratified folds, the task's F1))``.  The vectorizer sits outside the C
+  search because that is where evaluate's chain sits: in each outer fold the chain is fitted once on the fold's
+  training rows, and the svm picks C by its own inner cross-validation over those rows' features
+  (plugins/classifiers.py ``_fit_one_vs_rest``), then is refitted on them at that C, as ``GridSearchCV``'s refit
+  is; ``GridSearchCV(Pipeline)`` inside ``cross_validate`` would refit the vectorizer in every inner fold, work
+  that evaluate does not do.  scikit-learn scores every C (evaluate's early search stops at the first C that does
+  not improve).  Its F1 is the best representation's mean test-fold F1, that representation shown as picked.
 
 F1 is scikit-learn's ``f1_score`` of the test file's labels (macro over the classes, or of the positive class), as
 docs/RESULTS.md §10 computes it; filterkit's predicted labels are scored by :func:`f1_of`, the same figure.  The
 section of ``--out`` under "``train`` against GridSearchCV" is rewritten with the command line, date, commit,
 cores, load average, the table and, per corpus, the ratios filterkit ÷ GridSearchCV (CPU with one job each, wall
-with every core each).
+with every core each) and compare-1 ÷ cv-1 (CPU) beside them (issue 75's goal: ``evaluate --compare`` at the same
+ratio to the equivalent ``cross_validate`` loop as ``train`` to ``GridSearchCV``).
 """
 
 from __future__ import annotations
@@ -78,26 +96,41 @@ HEADING = "## `train` against GridSearchCV (`train.py`)"
 
 #: Each corpus: its class attribute's positive class, or None for every class at once (macro-F1).
 CORPUS_TASKS = {"debian10": None, "grain": "1", "debian20": None, "man": None}
-ROUTES = ("full-1", "full-all", "early-1", "early-all", "flat-1", "flat-all", "grid-1", "grid-all")
+ROUTES = (
+    "full-1",
+    "full-all",
+    "early-1",
+    "early-all",
+    "flat-1",
+    "flat-all",
+    "grid-1",
+    "grid-all",
+    "compare-1",
+    "cv-1",
+)
 C_VALUES = (0.01, 0.1, 1, 10, 100)
 
-#: The GridSearchCV route: train file, test file, positive class ("" for macro-F1), n_jobs; prints its JSON.
-GRID_SEARCH = r"""
+#: What the scikit-learn routes share: reading an ARFF file's documents and classes with filterkit's reader.
+READ_DOCUMENTS = r"""
 import json, sys
 from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.metrics import f1_score, make_scorer
-from sklearn.model_selection import GridSearchCV, StratifiedKFold
+from sklearn.model_selection import GridSearchCV, StratifiedKFold, cross_validate
 from sklearn.pipeline import Pipeline
 from sklearn.svm import LinearSVC
 from filterkit.arff import read_arff
-
-train_path, test_path, positive, jobs = sys.argv[1:5]
 
 def documents(path):
     schema, chunk = read_arff(path)
     labels = schema.attributes[-1].labels
     return [text or "" for text in chunk.text[0]], [labels[int(value)] for value in chunk.values[:, -1]]
+"""
 
+#: The GridSearchCV route: train file, test file, positive class ("" for macro-F1), n_jobs, C values; prints its JSON.
+GRID_SEARCH = (
+    READ_DOCUMENTS
+    + r"""
+train_path, test_path, positive, jobs = sys.argv[1:5]
 (train_documents, train_classes), (test_documents, test_classes) = documents(train_path), documents(test_path)
 score = make_scorer(f1_score, pos_label=positive) if positive else "f1_macro"
 search = GridSearchCV(
@@ -118,6 +151,60 @@ f1 = f1_score(test_classes, predicted, **averaged)
 best = search.best_params_
 picked = f"sublinear_tf={best['tfidf__sublinear_tf']} ngram_range={best['tfidf__ngram_range']} C={best['svm__C']}"
 print(json.dumps({"f1": f1, "picked": picked}))
+"""
+)
+
+#: The cross_validate route: train file, positive class ("" for macro-F1), C values; prints its JSON.
+CROSS_VALIDATE = (
+    READ_DOCUMENTS
+    + r"""
+train_path, positive = sys.argv[1:3]
+train_documents, train_classes = documents(train_path)
+score = make_scorer(f1_score, pos_label=positive) if positive else "f1_macro"
+found = {}
+for sublinear_tf in (False, True):
+    for ngram_range in ((1, 1), (1, 2)):
+        searched = GridSearchCV(
+            LinearSVC(),
+            {"C": [float(value) for value in sys.argv[3].split(",")]},
+            scoring=score,
+            cv=StratifiedKFold(5, shuffle=True, random_state=1),
+            n_jobs=1,
+        )
+        pipeline = Pipeline(
+            [("tfidf", TfidfVectorizer(lowercase=True, sublinear_tf=sublinear_tf, ngram_range=ngram_range)),
+             ("svm", searched)]
+        )
+        scores = cross_validate(
+            pipeline, train_documents, train_classes, scoring=score,
+            cv=StratifiedKFold(5, shuffle=True, random_state=1), n_jobs=1,
+        )
+        found[f"sublinear_tf={sublinear_tf} ngram_range={ngram_range}"] = float(scores["test_score"].mean())
+picked = max(found, key=found.get)
+print(json.dumps({"f1": found[picked], "picked": picked, "scores": found}))
+"""
+)
+
+#: What ``train`` with no chain scores on a training file (its path, "1" for --multiclass): its default candidates
+#: and the evaluate options that score them as ``train`` does; prints them as JSON.
+TRAIN_SCORING = r"""
+import json, sys
+import numpy as np
+from filterkit.arff import read_arff
+from filterkit.evaluation import worker_registry
+from filterkit.training import CANDIDATE_FOLDS, default_candidates
+
+path, multiclass = sys.argv[1], sys.argv[2] == "1"
+schema, chunk = read_arff(path)
+classes = chunk.values[:, -1]
+registry = worker_registry(None)
+several_classes = multiclass and len(np.unique(classes[~np.isnan(classes)])) > 2
+chains = [chain.text for chain in default_candidates(schema, registry, several_classes)]
+svm = registry.classifier("svm").trained_defaults
+options = ["--folds", str(CANDIDATE_FOLDS), "--seed", "1"]
+for name, value in sorted(svm.items()):
+    options += ["--svm-" + name.replace("_", "-"), str(value)]
+print(json.dumps({"chains": chains, "options": options}))
 """
 
 
@@ -246,18 +333,40 @@ def route_commands(route: str, paths: dict[str, Path], positive: str | None, fol
     """The commands of one route, in order."""
     filterkit = shutil.which("filterkit") or str(Path(sys.executable).with_name("filterkit"))
     kind, jobs = route.split("-")
+    values = ",".join(str(value) for value in C_VALUES)
     if kind == "grid":
-        values = ",".join(str(value) for value in C_VALUES)
         n_jobs = "1" if jobs == "1" else "-1"
         return [
             [sys.executable, "-c", GRID_SEARCH, str(paths["train"]), str(paths["test"]), positive or "", n_jobs, values]
         ]
-    model = folder / f"{paths['train'].stem}.{route}.json"
+    if kind == "cv":
+        return [[sys.executable, "-c", CROSS_VALIDATE, str(paths["train"]), positive or "", values]]
     task = ["--positive", positive] if positive else ["--multiclass"]
+    if kind == "compare":
+        scoring = train_scoring(paths["train"], positive)
+        evaluate = [filterkit, "evaluate", "--compare", "--json", "-q", *task, *scoring["options"], "--jobs", "1"]
+        return [evaluate + [str(paths["train"]), *scoring["chains"]]]
+    model = folder / f"{paths['train'].stem}.{route}.json"
     workers = "1" if jobs == "1" else str(os.cpu_count() or 1)
     search = ["--search", "flat", "--svm-c-search", "early"] if kind == "flat" else ["--svm-c-search", kind]
     train = [filterkit, "train", "-q", *task, *search, "--jobs", workers, "-o", str(model)]
     return [train + [str(paths["train"])], [filterkit, "predict", str(model), str(paths["test"])]]
+
+
+def train_scoring(train: Path, positive: str | None) -> dict:
+    """``train``'s default candidates on ``train`` and the evaluate options that score them as ``train`` does
+    (:data:`TRAIN_SCORING`, in a process of its own: the corpus it reads is not in this one's memory)."""
+    command = [sys.executable, "-c", TRAIN_SCORING, str(train), "0" if positive else "1"]
+    return json.loads(subprocess.run(command, capture_output=True, text=True, check=True).stdout)
+
+
+def kept_candidate(report: dict, positive: str | None) -> tuple[float, str]:
+    """The mean over the folds of the F1 (macro-F1) of the chain ``train`` would keep from an ``evaluate --compare
+    --json`` report (the best AUC, the first on a tie), and that chain."""
+    measure, f1 = ("auc", "f1_fold_mean") if positive else ("macro_auc", "macro_f1_fold_mean")
+    results = report["results"]
+    best = max(range(len(results)), key=lambda k: (results[k][measure], -k))
+    return results[best][f1], results[best]["chain"]
 
 
 def run_route(route: str, paths: dict[str, Path], positive: str | None, folder: Path) -> dict:
@@ -268,9 +377,11 @@ def run_route(route: str, paths: dict[str, Path], positive: str | None, folder: 
     for command in route_commands(route, paths, positive, folder):
         elapsed, rss, used = measure(command, output)
         wall, cpu, peak = wall + elapsed, cpu + used, max(peak, rss)
-    if route.startswith("grid"):
+    if route.startswith(("grid", "cv")):
         found = json.loads(output.read_text())
         f1, picked = found["f1"], found["picked"]
+    elif route.startswith("compare"):
+        f1, picked = kept_candidate(json.loads(output.read_text()), positive)
     else:
         rows = output.read_text().splitlines()[1:]
         predicted = [row.split(",")[1] for row in rows]
@@ -389,11 +500,16 @@ def format_report(runs: dict[tuple[str, str], list[dict]], sizes: dict, repeats:
         "default candidates (`--svm-c-search` full or early, `--jobs 1` or every core), then `predict` of the "
         "test file, the two commands' seconds together; GridSearchCV: TfidfVectorizer × LinearSVC over "
         "sublinear_tf × ngram_range (1,1)/(1,2) × 5 C × 5 stratified folds, n_jobs 1 or -1, refit and scored on "
-        "the test file.  CPU: user + system of every process of the route (`wait4`).  Test F1: macro-F1 (grain: "
-        "F1 of the class 1).  "
-        "Picked: filterkit's chosen chain, GridSearchCV's best parameters.",
+        "the test file.  compare-1: `evaluate --compare` of train's default candidates with train's scoring "
+        "settings (5 folds, seed 1, `--svm-c-by f1 --svm-c-search early`, 5 inner folds), `--jobs 1`, no test file; "
+        "cv-1: for each of the 4 representations, `cross_validate` (5 stratified folds, n_jobs 1) of "
+        "TfidfVectorizer then `GridSearchCV(LinearSVC, 5 C, 5 inner folds)`, the C search inside each fold as "
+        "evaluate's svm does it.  CPU: user + system of every process of the route (`wait4`).  F1: macro-F1 "
+        "(grain: F1 of the class 1) on the test file; compare-1 and cv-1: cross-validated on the training file "
+        "(the mean of the 5 folds' F1), of the picked chain or representation.  Picked: filterkit's chosen chain "
+        "(compare-1: the one train would keep, best AUC), GridSearchCV's best parameters (cv-1: the best mean F1).",
         "",
-        "| corpus | train rows | test rows | classes | route | CPU s | wall s | peak RSS MiB | test F1 | picked "
+        "| corpus | train rows | test rows | classes | route | CPU s | wall s | peak RSS MiB | F1 | picked "
         "| measured (load) |",
         "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
@@ -417,6 +533,11 @@ def format_report(runs: dict[tuple[str, str], list[dict]], sizes: dict, repeats:
                     ratio = median_of(ours, measured) / median_of(theirs, measured)
                     change = median_of(ours, "f1") - median_of(theirs, "f1")
                     parts.append(f"{kind}-{jobs} ÷ grid-{jobs}: {measured} {ratio:.2f}×, F1 {change:+.4f}")
+        compared, looped = found.get("compare-1"), found.get("cv-1")
+        if compared and looped:
+            ratio = median_of(compared, "cpu") / median_of(looped, "cpu")
+            change = median_of(compared, "f1") - median_of(looped, "f1")
+            parts.append(f"compare-1 ÷ cv-1: cpu {ratio:.2f}×, cross-validated F1 {change:+.4f}")
         if parts:
             lines.append(f"- {corpus}: " + "; ".join(parts) + ".")
     return "\n".join(lines) + "\n"
