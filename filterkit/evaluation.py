@@ -48,6 +48,7 @@ from filterkit.schema import NOMINAL, Chunk, Schema, check_positive, take_rows
 from filterkit.sources import MemorySource
 from filterkit.stage import feature_positions, task_choices
 from filterkit.tasks import CHAIN_WARNINGS, LABEL_SET, ChainSpec, Fits, Settings, Task, fold_of_row, read_rows, task_of
+from filterkit.thresholds import cut_label_set
 
 #: The task name of a ``--multiclass`` evaluation (every class at once).
 MULTICLASS_TASK = "(all classes)"
@@ -349,7 +350,9 @@ def evaluate_fold(
     if multiclass:
         result, truth, scores, decisions = _classify_multiclass(call, dataset, *rows, settings)
     else:
-        result, truth, scores, decisions = _classify_task(call, dataset.labels.index(task), task, *rows, settings)
+        result, truth, scores, decisions = _classify_task(
+            call, dataset.labels.index(task), task, *rows, settings, dataset.labels
+        )
     result["classifier"] = call("describe")
     result["features"] = int(rows[0][0].shape[1])
     result.update(truth=truth, scores=scores, decisions=decisions)
@@ -360,10 +363,10 @@ def evaluate_fold(
     return result
 
 
-def _classify_task(call, positive: int, task: str, train: tuple, test: tuple, settings: Settings):
+def _classify_task(call, positive: int, task: str, train: tuple, test: tuple, settings: Settings, classes):
     """(measures, truth, scores, decisions) of a binary classifier fitted on the task ``positive``."""
     (train_features, train_codes), (test_features, test_codes) = train, test
-    fit_task(call, positive, task, train_features, train_codes, settings)
+    fit_task(call, positive, task, train_features, train_codes, settings, classes)
     test_truth = test_codes == positive
     rows = (len(test_truth),)
     scores = call("score", test_features, shape=rows)
@@ -374,9 +377,11 @@ def _classify_task(call, positive: int, task: str, train: tuple, test: tuple, se
     return result, test_truth, scores, decisions
 
 
-def fit_task(call, positive: int, task: str, features, codes: np.ndarray, settings: Settings) -> None:
+def fit_task(call, positive: int, task: str, features, codes: np.ndarray, settings: Settings, classes) -> None:
     """Fit the binary classifier (``call``: a :class:`CheckedClassifier`) on the task of class position
-    ``positive`` (named ``task``) against the rest, from ``features`` and class ``codes``."""
+    ``positive`` (named ``task``, one of ``classes``) against the rest, from ``features`` and class ``codes``;
+    an objective scoped to a class (``svm --svm-threshold NAME=VALUE:CLASS``) cut for ``task`` alone
+    (:func:`~filterkit.thresholds.cut_label_set`)."""
     truth = codes == positive
     if truth.all() or not truth.any():
         missing = "no row of" if not truth.any() else "only rows of"
@@ -385,6 +390,7 @@ def fit_task(call, positive: int, task: str, features, codes: np.ndarray, settin
             f"{len(truth)} rows); the class is too small (or too large) for {settings.folds} folds"
         )
     call("fit", features, truth.astype(np.int64), settings.seed)
+    cut_label_set([call.classifier], truth[:, None], [task], list(classes))
 
 
 def fit_classes(call, dataset: Dataset, features, codes: np.ndarray, settings: Settings) -> np.ndarray:

@@ -27,6 +27,7 @@ from filterkit.runner import Chain
 from filterkit.schema import NOMINAL, Chunk, Schema, take_rows
 from filterkit.sources import MemorySource
 from filterkit.tasks import CHAIN_WARNINGS, ChainSpec, Fits, Settings, Task, fold_of_row, read_rows
+from filterkit.thresholds import cut_label_set
 
 #: ``--threshold``: the classifier's own decision per label, or MEKA's PCut (one threshold for every label).
 THRESHOLDS = ("decision", "pcut")
@@ -167,6 +168,7 @@ def label_fold(
         fits.append(_fit_label(registry, settings, truth[:, j], train_features, test_features))
         widths.append(int(train_features.shape[1]))
         seen.append((test_features, names_of))
+    fits = _cut_together(fits, truth, dataset.labels, [test_features for test_features, _ in seen])
     scores, decisions, described, calls = zip(*fits)
     if settings.threshold == "pcut":
         threshold = pcut_threshold([train_scores for train_scores, _ in scores], truth)
@@ -181,6 +183,20 @@ def label_fold(
         classifiers = [(call, *features) for call, features in zip(calls, seen)]
         record[FOLD_RECORD] = label_set_pulls(classifiers, dataset.truth[test], label_pulls)
     return {**record, CHAIN_WARNINGS: warnings} if warnings else record
+
+
+def _cut_together(fits: list, truth: np.ndarray, labels, test_features: list) -> list:
+    """``fits`` after the cuts that need every label (``svm --svm-threshold micro-macro`` or ``NAME=VALUE:LABEL``:
+    :func:`~filterkit.thresholds.cut_label_set`), each moved label's test decisions and record made again."""
+    calls = [call for *_, call in fits]
+    before = [None if call is None else call("describe") for call in calls]
+    cut_label_set([None if call is None else call.classifier for call in calls], truth, labels)
+    return [
+        fit
+        if call is None or call("describe") == described
+        else (fit[0], call("predict", features, shape=(features.shape[0],)).astype(bool), call("describe"), call)
+        for fit, call, described, features in zip(fits, calls, before, test_features)
+    ]
 
 
 def _with_label(registry, stages: list[tuple[str, dict]], label: str) -> list[tuple[str, dict]]:

@@ -31,6 +31,7 @@ from filterkit.schema import STRING, Schema
 from filterkit.sources import MemorySource
 from filterkit.stage import task_choices
 from filterkit.tasks import LABEL_SET, Task, task_of
+from filterkit.thresholds import cut_label_set
 from filterkit.trained import LabelSetModel, TrainedModel
 
 #: Folds of the cross-validation that scores each candidate chain on the training file.
@@ -614,7 +615,7 @@ def _fitted_model(
     if multiclass:
         classes = [dataset.labels[k] for k in evaluation.fit_classes(call, dataset, features, codes, settings)]
     else:
-        evaluation.fit_task(call, dataset.labels.index(task), task, features, codes, settings)
+        evaluation.fit_task(call, dataset.labels.index(task), task, features, codes, settings, dataset.labels)
         classes = [task]
     task_name = "multiclass" if multiclass else "binary"
     section = {
@@ -705,8 +706,13 @@ def train_labels(
                 classifiers.append(None)
                 continue
             call("fit", features, column.astype(np.int64), settings.seed)
-            per_label.append({"fitted": call("describe"), "state": call("state")})
+            per_label.append({})
             classifiers.append(call)
+        cut_label_set([None if c is None else c.classifier for c in classifiers], dataset.truth, dataset.labels)
+        per_label = [
+            entry if call is None else {"fitted": call("describe"), "state": call("state")}
+            for entry, call in zip(per_label, classifiers)
+        ]
     if warn is not None:
         for text in fitted.warnings:
             warn(one_line(text))

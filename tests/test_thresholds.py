@@ -605,7 +605,7 @@ def test_predict_applies_the_objective_s_saved_cut(run_filterkit, objective_mode
 
 NOT_A_RECALL = "the recall must be a number above 0 and at most 1, as in precision@recall=0.9"
 NOT_A_PRECISION = "the precision must be a number above 0 and at most 1, as in recall@precision=0.9"
-NOT_A_RULE = "is not one of fixed, f1, fbr, precision@recall=R, recall@precision=P"
+NOT_A_RULE = "is not one of fixed, f1, fbr, micro-macro, precision@recall=R, recall@precision=P"
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,66 @@
+"""The cuts that need every label at once reach ``evaluate`` and ``train`` (issue 77): ``--svm-threshold
+precision@recall=R:LABEL`` cuts that label alone by its objective and every other as ``f1``; ``micro-macro`` cuts
+the labels together; a LABEL that is not one of the data's is refused in one line.  Checked through the commands,
+on Reuters' grain and corn labels."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+REUTERS = Path(__file__).parent / "data" / "multilabel" / "reuters-grain-corn.arff"
+CHAIN = ("words", "--counts", "--lowercase", "l2")
+FAST = ("--folds", "3", "--svm-c-values", "0.1,1,10", "--svm-inner-folds", "3")
+
+
+def per_label(run_filterkit, rule: str) -> dict:
+    result = run_filterkit("evaluate", "--json", *FAST, "--svm-threshold", rule, REUTERS, *CHAIN)
+    assert result.status == 0, result.stderr
+    return json.loads(result.stdout)["results"][0]["per_label"]
+
+
+def fitted_labels(run_filterkit, folder: Path, rule: str) -> list[dict]:
+    path = folder / f"{rule.replace('@', '-').replace(':', '-')}.json"
+    result = run_filterkit("train", "-q", "-o", path, *FAST, "--svm-threshold", rule, REUTERS, *CHAIN)
+    assert result.status == 0, result.stderr
+    return [entry["fitted"] for entry in json.loads(path.read_text())["classifier"]["per_label"]]
+
+
+def test_an_objective_for_one_label_cuts_that_label_alone_in_evaluate(run_filterkit):
+    f1 = per_label(run_filterkit, "f1")
+    scoped = per_label(run_filterkit, "precision@recall=0.99:corn")
+    assert scoped["grain"] == f1["grain"]  # cut as f1 cuts it
+    assert scoped["corn"]["recall"] > f1["corn"]["recall"]
+    assert scoped["corn"]["recall"] >= 0.9
+
+
+def test_an_objective_for_one_label_is_saved_by_train_for_that_label_alone(run_filterkit, tmp_path):
+    f1 = fitted_labels(run_filterkit, tmp_path, "f1")
+    scoped = fitted_labels(run_filterkit, tmp_path, "precision@recall=0.99:corn")
+    assert scoped[0]["threshold"] == f1[0]["threshold"]
+    assert scoped[1]["threshold"] < f1[1]["threshold"]
+    assert scoped[1]["threshold_recall"] >= 0.99  # reached on the out-of-fold rows
+
+
+def test_micro_macro_cuts_the_most_frequent_label_first_at_its_f1_cut_in_every_fold(run_filterkit):
+    """Lin & Lin's joint cut takes the labels most frequent first; the first one's objective is its micro-F1 plus
+    its own F1, both its F1 alone: its cut in every fold is the f1 rule's."""
+    f1 = per_label(run_filterkit, "f1")
+    joint = per_label(run_filterkit, "micro-macro")
+    assert len(joint["grain"]["threshold"]) == 3  # one cut a fold
+    assert joint["grain"]["threshold"] == f1["grain"]["threshold"]
+    assert joint["grain"]["f1"] == f1["grain"]["f1"]
+
+
+@pytest.mark.parametrize("command", ["evaluate", "train"])
+def test_an_objective_for_a_label_the_data_lacks_is_one_line(run_filterkit, tmp_path, command):
+    output = ("-o", tmp_path / "model.json") if command == "train" else ()
+    result = run_filterkit(command, *output, *FAST, "--svm-threshold", "precision@recall=0.99:wheat", REUTERS, *CHAIN)
+    assert (result.status, result.stdout) == (1, b"")
+    assert result.stderr == (
+        "filterkit: error: svm: --svm-threshold precision@recall=0.99:wheat: 'wheat' is not a label of the data "
+        "(grain, corn)\n"
+    )
+    assert not (tmp_path / "model.json").exists()
