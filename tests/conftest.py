@@ -233,3 +233,22 @@ def shell():
         return Result(completed.returncode, completed.stdout, completed.stderr.decode("utf-8"))
 
     return invoke
+
+
+@pytest.fixture
+def newer_svm_here(monkeypatch):
+    """This process's plugins give the classifier ``svm`` at a version the workers of a Dask cluster lack (theirs
+    plus ``.client``): what a client with another filterkit's svm looks like to the worker check."""
+    import dataclasses
+
+    from filterkit import plugins
+
+    real_loaded = plugins._loaded
+
+    def with_a_newer_svm_here(plugins_dir, remember):
+        registry = real_loaded(plugins_dir, remember).complete()
+        svm = registry.classifiers["svm"]
+        registry.classifiers["svm"] = dataclasses.replace(svm, version=svm.version + ".client")
+        return registry
+
+    monkeypatch.setattr(plugins, "_loaded", with_a_newer_svm_here)

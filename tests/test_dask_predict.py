@@ -9,7 +9,6 @@ models are trained once per module on shipped files."""
 
 from __future__ import annotations
 
-import dataclasses
 import io
 import json
 import re
@@ -240,17 +239,8 @@ def test_a_worker_with_another_version_of_the_classifier_is_named_as_a_stage_is(
 
 
 def test_predict_refuses_workers_with_another_version_of_the_model_s_classifier(
-    run_filterkit, dask_scheduler, monkeypatch, tmp_path, models
+    run_filterkit, dask_scheduler, newer_svm_here, tmp_path, models
 ):
-    real_loaded = plugins._loaded
-
-    def with_a_newer_svm_here(plugins_dir, remember):
-        registry = real_loaded(plugins_dir, remember).complete()
-        svm = registry.classifiers["svm"]
-        registry.classifiers["svm"] = dataclasses.replace(svm, version=svm.version + ".client")
-        return registry
-
-    monkeypatch.setattr(plugins, "_loaded", with_a_newer_svm_here)
     output = tmp_path / "p.csv"
     result = run_filterkit("predict", *on_dask(dask_scheduler, 2), models["binary"], GRAIN, "-o", output)
     version = re.escape(filterkit.__version__)

@@ -5,7 +5,6 @@ too, a task per (fold, chain) as ``--jobs`` splits it, with the bytes of ``--job
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import re
 from pathlib import Path
@@ -14,7 +13,6 @@ import pytest
 
 import filterkit
 from chain_helpers import REAL
-from filterkit import plugins
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("dask_distributed")]  # a Dask cluster
 
@@ -122,17 +120,8 @@ def test_label_issues_of_a_label_set_on_dask_are_those_of_one_process(run_filter
 
 
 def test_workers_with_another_version_of_the_classifier_are_refused_before_any_fit(
-    run_filterkit, dask_scheduler, monkeypatch
+    run_filterkit, dask_scheduler, newer_svm_here
 ):
-    real_loaded = plugins._loaded
-
-    def with_a_newer_svm_here(plugins_dir, remember):
-        registry = real_loaded(plugins_dir, remember).complete()
-        svm = registry.classifiers["svm"]
-        registry.classifiers["svm"] = dataclasses.replace(svm, version=svm.version + ".client")
-        return registry
-
-    monkeypatch.setattr(plugins, "_loaded", with_a_newer_svm_here)
     result = run_filterkit(*LABELS_RUN, "--engine", "dask", "--scheduler", dask_scheduler, *LABEL_CHAINS)
     version = re.escape(filterkit.__version__)
     assert result.status == 1 and result.stdout == b""
