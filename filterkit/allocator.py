@@ -9,7 +9,6 @@ blocks of up to 32 MiB kept for reuse (peak memory unchanged).  Dask's workers s
 from __future__ import annotations
 
 import ctypes
-import functools
 import os
 
 #: The allocator's settings: mmap blocks of 32 MiB and up only, and keep up to 1 GiB of freed
@@ -32,17 +31,44 @@ def keep_freed_memory() -> None:
         _set_allocator()
 
 
-@functools.cache
 def keep_freed_memory_in_worker() -> None:
-    """:func:`keep_freed_memory` in a Dask worker process, once: in place of the settings Dask's nanny starts
-    its workers with (``MALLOC_TRIM_THRESHOLD_=65536``, which faulted each chunk's arrays in again: 2.7 of a
-    hand-started worker's 6.6 s of CPU on grain ×300 ``shape bns l2``); a setting of other values, the user's,
-    is left alone."""
+    """:func:`keep_freed_memory` in a Dask worker process, for a run (until :func:`give_back_freed_memory`): in place
+    of the settings Dask's nanny starts its workers with (``MALLOC_TRIM_THRESHOLD_=65536``, which faulted each chunk's
+    arrays in again: 2.7 of a hand-started worker's 6.6 s of CPU on grain ×300 ``shape bns l2``); a setting of other
+    values, the user's, is left alone."""
+    global _worker_keeps
+    if _worker_keeps:
+        return
     import dask
 
     dask_settings = {name: str(value) for name, value in dask.config.get(DASK_WORKER_ENVIRONMENT, {}).items()}
     if all(dask_settings.get(name) == value for name, value in _allocator_settings().items()):
         _set_allocator()
+        _worker_keeps = True
+
+
+def give_back_freed_memory() -> None:
+    """Undo :func:`keep_freed_memory_in_worker` where it acted: glibc's thresholds as the worker's environment set
+    them (else glibc's defaults), and the freed memory kept given back to the system, so that what Dask measures
+    of a worker between runs is what the worker holds."""
+    global _worker_keeps
+    if not _worker_keeps:
+        return
+    _worker_keeps = False
+    settings = _allocator_settings()
+    try:
+        library = ctypes.CDLL(None)
+        for name, (parameter, _) in _KEPT_FREED_MEMORY.items():
+            library.mallopt(parameter, int(settings.get(name, _GLIBC_DEFAULTS[name])))
+        library.malloc_trim(0)
+    except (OSError, AttributeError, TypeError, ValueError):
+        return
+
+
+#: Whether this (worker) process's allocator keeps freed memory for a run (:func:`keep_freed_memory_in_worker`).
+_worker_keeps = False
+#: glibc's own thresholds, where the environment sets none (its mmap threshold then adapts no more).
+_GLIBC_DEFAULTS = {"MALLOC_MMAP_THRESHOLD_": 128 * 1024, "MALLOC_TRIM_THRESHOLD_": 128 * 1024}
 
 
 #: Dask's setting of the environment its nanny starts worker processes with.

@@ -357,6 +357,8 @@ class DaskEngine:
     run: str = field(default_factory=lambda: uuid.uuid4().hex)
     #: per partition number, the worker that keeps what its last pass was given: its next task is sent there
     placed: dict[int, str] = field(default_factory=dict)
+    #: whether tasks that keep what they were given have been sent (:meth:`forget_kept` then has work)
+    keeping: bool = False
 
     @classmethod
     @contextlib.contextmanager
@@ -406,11 +408,14 @@ class DaskEngine:
             yield engine
 
     def forget_kept(self) -> None:
-        """Have every worker delete what it keeps for this run (a worker gone meanwhile keeps nothing)."""
-        if self.placed:
+        """Once a pass has sent tasks that keep, have every worker delete what it keeps for this run, and what a task
+        of it still running would keep later, and give back the memory its allocator kept (a worker gone meanwhile
+        keeps nothing)."""
+        if self.keeping:
             with contextlib.suppress(Exception):
-                self.client.run(kept_on_workers.forget, self.run)
+                self.client.run(kept_on_workers.forget, self.run, on_error="ignore")
             self.placed.clear()
+            self.keeping = False
 
     def _submit_placed(self, function, number: int, *arguments):
         """A task of ``function`` for partition ``number``, sent to the worker that keeps what its last pass
@@ -510,6 +515,7 @@ class DaskEngine:
 
         def statistics_of(position: int, stage):
             with self._pass(f"fitting {stage.name}", chain, plan, fitting=position) as (recipe, meter):
+                self.keeping = True
                 parts = [
                     self._submit_placed(_partition_statistics, number, recipe, partition, number)
                     for number, partition in enumerate(plan.partitions)

@@ -9,10 +9,15 @@ from __future__ import annotations
 import os
 import threading
 
+from filterkit.allocator import give_back_freed_memory
 from filterkit.partitions import Partition, RecordPartition
 from filterkit.sources import KeptChunks
 
 _kept: dict[tuple[str, int], KeptChunks] = {}
+#: the runs forgotten lately (their ends), so that what a task of theirs still running leaves is closed at once
+_forgotten: dict[str, None] = {}
+#: how many forgotten runs are remembered
+_REMEMBERED = 1024
 _lock = threading.Lock()
 
 
@@ -36,21 +41,27 @@ def take(run: str | None, partition: int) -> KeptChunks | None:
 def leave(run: str | None, partition: int, kept: KeptChunks) -> None:
     """Hold ``kept`` (a whole pass over ``partition`` of the run ``run``) for the run's next pass; closed at once
     when there is no run to hold it for or it kept nothing."""
-    if run is None or kept.stage_position is None:
-        kept.close()
-        return
     with _lock:
-        replaced = _kept.pop((run, partition), None)
-        _kept[(run, partition)] = kept
+        if run is None or kept.stage_position is None or run in _forgotten:
+            replaced: KeptChunks | None = kept
+        else:
+            replaced = _kept.pop((run, partition), None)
+            _kept[(run, partition)] = kept
     if replaced is not None:
         replaced.close()
 
 
 def forget(run: str) -> int:
-    """Close (delete) every partition's chunks held for the run ``run``; how many there were."""
+    """Close (delete) every partition's chunks held for the run ``run``, and any a task of it leaves later; give back
+    the freed memory the run's tasks had the allocator keep (:func:`filterkit.allocator.give_back_freed_memory`);
+    how many partitions' chunks there were."""
     with _lock:
+        _forgotten[run] = None
+        while len(_forgotten) > _REMEMBERED:
+            del _forgotten[next(iter(_forgotten))]
         held = [key for key in _kept if key[0] == run]
         closing = [_kept.pop(key) for key in held]
     for kept in closing:
         kept.close()
+    give_back_freed_memory()
     return len(closing)

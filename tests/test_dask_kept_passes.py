@@ -139,11 +139,49 @@ def test_a_worker_with_dasks_allocator_settings_gets_the_local_runs(monkeypatch,
     for name, value in environment.items():
         monkeypatch.setenv(name, value)
     calls = []
-    monkeypatch.setattr(allocator, "_set_allocator", lambda: calls.append(True))
-    allocator.keep_freed_memory_in_worker.cache_clear()
-    try:
-        allocator.keep_freed_memory_in_worker()
-        allocator.keep_freed_memory_in_worker()
-    finally:
-        allocator.keep_freed_memory_in_worker.cache_clear()
-    assert calls == ([True] if sets else [])
+    monkeypatch.setattr(allocator, "_set_allocator", lambda: calls.append("kept"))
+    monkeypatch.setattr(allocator, "_worker_keeps", False)
+    given_back = []
+
+    class Library:
+        def mallopt(self, parameter, value):
+            given_back.append((parameter, value))
+
+        def malloc_trim(self, pad):
+            given_back.append(("trim", pad))
+
+    monkeypatch.setattr(allocator.ctypes, "CDLL", lambda name: Library())
+    allocator.keep_freed_memory_in_worker()
+    allocator.keep_freed_memory_in_worker()  # once a run
+    assert calls == (["kept"] if sets else [])
+    kept_on_workers.forget("a run that kept nothing here")  # its end gives the memory back
+    trim = int(environment.get("MALLOC_TRIM_THRESHOLD_", 128 * 1024))
+    assert given_back == ([(-3, 128 * 1024), (-1, trim), ("trim", 0)] if sets else [])
+    allocator.keep_freed_memory_in_worker()  # the next run keeps again
+    assert calls == (["kept", "kept"] if sets else [])
+
+
+def test_what_a_task_leaves_after_its_run_is_forgotten_is_closed_at_once():
+    """A run that failed or was stopped is forgotten while tasks of it may still run: what they leave is deleted."""
+    plan = file_plan(str(GRAIN), GRAIN.name)
+    engine = DaskEngine(object(), None, CHUNK_ROWS)
+    kept_on_workers.forget(engine.run)
+    fitted_on_tasks(plan, lambda position: plan.partitions[0], engine)
+    assert kept_on_workers.take(engine.run, 0) is None
+
+
+def test_a_run_whose_first_pass_failed_still_has_the_workers_forget_it():
+    class Client:
+        def __init__(self):
+            self.ran = []
+
+        def run(self, function, *arguments, **options):
+            self.ran.append((function, arguments, options))
+
+    client = Client()
+    engine = DaskEngine(client, None, CHUNK_ROWS)
+    engine.forget_kept()  # no pass sent a task that keeps: nothing to ask
+    assert client.ran == []
+    engine.keeping = True  # a pass sent them, and failed before any came back (nothing placed)
+    engine.forget_kept()
+    assert client.ran == [(kept_on_workers.forget, (engine.run,), {"on_error": "ignore"})]
