@@ -357,7 +357,8 @@ class DaskEngine:
     run: str = field(default_factory=lambda: uuid.uuid4().hex)
     #: per partition number, the worker that keeps what its last pass was given: its next task is sent there
     placed: dict[int, str] = field(default_factory=dict)
-    #: whether tasks that keep what they were given have been sent (:meth:`forget_kept` then has work)
+    #: whether a pass has sent tasks, which may keep what they were given or tune the workers' allocator
+    #: (:meth:`forget_kept` then has work)
     keeping: bool = False
 
     @classmethod
@@ -408,9 +409,9 @@ class DaskEngine:
             yield engine
 
     def forget_kept(self) -> None:
-        """Once a pass has sent tasks that keep, have every worker delete what it keeps for this run, and what a task
-        of it still running would keep later, and give back the memory its allocator kept (a worker gone meanwhile
-        keeps nothing)."""
+        """Once a pass has sent tasks, have every worker delete what it keeps for this run, and what a task of it
+        still running would keep later, and give back the memory its allocator kept (a worker gone meanwhile keeps
+        nothing)."""
         if self.keeping:
             with contextlib.suppress(Exception):
                 self.client.run(kept_on_workers.forget, self.run, on_error="ignore")
@@ -515,7 +516,6 @@ class DaskEngine:
 
         def statistics_of(position: int, stage):
             with self._pass(f"fitting {stage.name}", chain, plan, fitting=position) as (recipe, meter):
-                self.keeping = True
                 parts = [
                     self._submit_placed(_partition_statistics, number, recipe, partition, number)
                     for number, partition in enumerate(plan.partitions)
@@ -670,6 +670,7 @@ class DaskEngine:
         recipe itself, or a :class:`ModelRecipe` holding it), sent once to every worker (were it on one worker
         only, the scheduler would queue the tasks there, by data locality), and the progress meter their rows
         advance."""
+        self.keeping = True
         topic = f"filterkit-rows-{uuid.uuid4().hex}" if self.progress.enabled else None
         shared = self.client.scatter(shared_as(self.recipe(chain, plan, fitting, topic)), hash=False, broadcast=True)
         with self.progress.step(label, items=self.rows) as meter, contextlib.ExitStack() as stack:
