@@ -11,6 +11,7 @@ import base64
 import json
 import shlex
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -272,3 +273,24 @@ def test_a_file_that_is_not_a_model_is_refused_before_anything_is_written(folder
     bad.write_text('{"format_version": 2}')
     assert_refused(run_filterkit("export", bad, "--onnx", folder / "bad.onnx"), str(bad))
     assert not (folder / "bad.onnx").exists()
+
+
+@pytest.mark.parametrize("full", ["--c", "--onnx"])
+def test_a_write_that_fails_leaves_neither_file(folder, full):
+    """Both files are written and flushed before either is published: a full device as one leaves no other."""
+    model = trained(folder, "full", "--positive", "1", GRAIN, *BINARY_CHAINS["default-bns"].split())
+    kept = {"--c": folder / "full.c", "--onnx": folder / "full.onnx"}
+    paths = {**kept, full: Path("/dev/full")}
+    result = run_filterkit("export", model, "--c", paths["--c"], "--onnx", paths["--onnx"])
+    assert_refused(result, "cannot write /dev/full: No space left on device")
+    assert not any(path.exists() for role, path in kept.items() if role != full)
+
+
+def test_one_vs_rest_copies_past_the_graphs_tables_are_refused(folder, monkeypatch):
+    chain = f"{DEFAULTS} --stopwords weka shape --multiclass one-vs-rest bns l2".split()
+    model = trained(folder, "copies", "--multiclass", three_classes(folder), *chain)
+    words = len(load_model(model).chain.stages[0].words)
+    monkeypatch.setattr(onnx_graph, "MOST_COLUMNS", words + 1)  # the words fit, their three copies do not
+    result = run_filterkit("export", model, "--onnx", folder / "copies.onnx")
+    assert_refused(result, "stage 'shape' copies its words into", f"more than the {words + 1:,}")
+    assert not (folder / "copies.onnx").exists()

@@ -4,6 +4,8 @@
 
 from __future__ import annotations
 
+import contextlib
+
 import click
 
 from filterkit.commands.context import registry_of
@@ -35,10 +37,16 @@ def export(ctx: click.Context, model_path: str, c_path: str | None, onnx_path: s
     check_distinct([("the model", model_path), *targets])
     model = load_model(model_path, registry_of(ctx))
     contents = [_exported(model, model_path, role) for role, _ in targets]
-    for output, content in zip(outputs, contents):
-        with staged_output(output) as staged:
-            staged.stream.write(content)
-            staged.publish()
+    with contextlib.ExitStack() as stack:
+        staged = [stack.enter_context(staged_output(output)) for output in outputs]
+        for stage, output, content in zip(staged, outputs, contents):
+            try:  # a full disk or device fails here, before any file is published
+                stage.stream.write(content)
+                stage.stream.flush()
+            except OSError as error:
+                raise FilterkitError(f"cannot write {output.path}: {error.strerror or error}") from None
+        for stage in staged:
+            stage.publish()
 
 
 def _exported(model, model_path: str, role: str) -> bytes:

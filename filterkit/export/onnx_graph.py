@@ -595,6 +595,11 @@ def _copied(g: _Graph, row: Row, source) -> Row:
     """One-vs-rest shaping's copies: each input column's value at each of its output columns (``source``: per
     output column its input column, ascending)."""
     source = np.asarray(source, dtype=np.int64)
+    if len(source) > MOST_COLUMNS:
+        raise FilterkitError(
+            f"stage 'shape' copies its words into {len(source):,} columns, more than the {MOST_COLUMNS:,} of an "
+            "ONNX graph's tables"
+        )
     if len(source) and np.any(np.diff(source) < 0):
         raise FilterkitError("shape's copies are not in the order of their columns: an ONNX graph keeps it")
     inputs = np.arange(int(source[-1]) + 1 if len(source) else 0)
@@ -709,8 +714,11 @@ def _serialized(g: _Graph, outputs: dict[str, tuple[int, list]]) -> bytes:
     opsets = [helper.make_opsetid(domain, version) for domain, version in OPSETS]
     exported = helper.make_model(graph, opset_imports=opsets, producer_name="filterkit")
     exported.ir_version = 9
-    onnx.checker.check_model(exported)
-    return exported.SerializeToString()
+    try:
+        onnx.checker.check_model(exported)
+        return exported.SerializeToString()
+    except ValueError as error:  # protobuf's bound on one message: 2 GB
+        raise FilterkitError(f"the graph cannot be written as one ONNX file ({error})") from None
 
 
 def _model_outputs(model, body: _Graph, decisions: str) -> bytes:
