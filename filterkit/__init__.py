@@ -25,6 +25,14 @@ def train(path, chains=None, *, jobs=1, search="nested", engine="local", schedul
     from filterkit.plugins import load_plugins
     from filterkit.training import train as fit
 
+    if engine not in ("local", "dask"):
+        raise ValueError(f"engine must be 'local' or 'dask', not {engine!r}")
+    if engine == "local" and (scheduler is not None or workers is not None):
+        raise ValueError("scheduler and workers need engine='dask'")
+    if scheduler is not None and workers is not None:
+        raise ValueError("give scheduler or workers, not both: a scheduler's cluster has its own workers")
+    if any(count is not None and count < 1 for count in (jobs, workers)):
+        raise ValueError("jobs and workers count processes: 1 or more")
     registry = load_plugins()
     specs = None if chains is None else [registry.parse_chain(text) for text in chains]
     placed = {"jobs": jobs, "search": search, "engine": engine, "scheduler": scheduler, "workers": workers}

@@ -36,7 +36,7 @@ from typing import Any, Callable, Iterator
 from unittest import mock
 
 from filterkit import kept_on_workers
-from filterkit.allocator import DASK_WORKER_ENVIRONMENT, keep_freed_memory_in_worker, worker_environment
+from filterkit.allocator import DASK_WORKER_ENVIRONMENT, worker_environment
 from filterkit.arff.header import format_header
 from filterkit.arff.writer import ArffWriter
 from filterkit.errors import DASK_INSTALL_HINT, FilterkitError
@@ -139,7 +139,7 @@ _rebuilt = threading.local()
 def _chain_of(recipe: ChainRecipe) -> Chain:
     """``recipe.rebuild()``, done once per recipe (its ``token``) and worker thread: the tasks of a
     pass share it, as the chunks of a local pass share one chain (never two threads at once)."""
-    keep_freed_memory_in_worker()
+    kept_on_workers.start(recipe.run)
     cached = getattr(_rebuilt, "chain", None)
     if cached is None or cached[0] != recipe.token:
         _rebuilt.chain = cached = (recipe.token, recipe.rebuild())
@@ -164,7 +164,7 @@ class ModelRecipe:
 
 def _model_of(recipe: ModelRecipe):
     """``recipe.rebuild()``, done once per recipe (its chain's ``token``) and worker thread, as :func:`_chain_of`."""
-    keep_freed_memory_in_worker()
+    kept_on_workers.start(recipe.chain.run)
     cached = getattr(_rebuilt, "model", None)
     if cached is None or cached[0] != recipe.chain.token:
         _rebuilt.model = cached = (recipe.chain.token, recipe.rebuild())
@@ -412,7 +412,7 @@ class DaskEngine:
         """Once a pass has sent tasks, have every worker delete what it keeps for this run, and what a task of it
         still running would keep later, and give back the memory its allocator kept (a worker gone meanwhile keeps
         nothing)."""
-        if self.keeping:
+        if self.keeping and self.client.status == "running":  # not a client whose scheduler went away
             with contextlib.suppress(Exception):
                 self.client.run(kept_on_workers.forget, self.run, on_error="ignore")
             self.placed.clear()
@@ -753,9 +753,11 @@ def _result(future):
     """The result of the task ``future``; its error if it failed, or a FilterkitError where its
     worker process died running it (Dask's ``KilledWorker``) or where the scheduler went away
     and Dask cancelled the task."""
+    from distributed.comm.core import CommClosedError  # an OSError naming no file: not the output's write failing
+
     try:
         return future.result()
-    except concurrent.futures.CancelledError:
+    except (concurrent.futures.CancelledError, CommClosedError):
         raise FilterkitError("the Dask scheduler went away during the run; its tasks were cancelled") from None
     except import_distributed().KilledWorker as error:
         raise FilterkitError(f"a Dask worker process died running a task ({error})") from None

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import threading
 
-from filterkit.allocator import give_back_freed_memory
+from filterkit.allocator import give_back_freed_memory, keep_freed_memory_in_worker
 from filterkit.partitions import Partition, RecordPartition
 from filterkit.sources import KeptChunks
 
@@ -18,7 +18,20 @@ _kept: dict[tuple[str, int], KeptChunks] = {}
 _forgotten: dict[str, None] = {}
 #: how many forgotten runs are remembered
 _REMEMBERED = 1024
+#: the runs whose tasks have had this worker's allocator keep freed memory, not yet forgotten
+_tuning: set[str] = set()
 _lock = threading.Lock()
+
+
+def start(run: str | None) -> None:
+    """A task of the run ``run`` begins here: the allocator keeps freed memory for the run
+    (:func:`filterkit.allocator.keep_freed_memory_in_worker`), unless the run was forgotten already."""
+    with _lock:
+        if run is not None and run in _forgotten:
+            return
+        if run is not None:
+            _tuning.add(run)
+        keep_freed_memory_in_worker()
 
 
 def fresh(partition: Partition | RecordPartition) -> KeptChunks:
@@ -53,15 +66,17 @@ def leave(run: str | None, partition: int, kept: KeptChunks) -> None:
 
 def forget(run: str) -> int:
     """Close (delete) every partition's chunks held for the run ``run``, and any a task of it leaves later; give back
-    the freed memory the run's tasks had the allocator keep (:func:`filterkit.allocator.give_back_freed_memory`);
-    how many partitions' chunks there were."""
+    the freed memory the runs' tasks had the allocator keep once no other run's tasks count on it
+    (:func:`filterkit.allocator.give_back_freed_memory`); how many partitions' chunks there were."""
     with _lock:
         _forgotten[run] = None
         while len(_forgotten) > _REMEMBERED:
             del _forgotten[next(iter(_forgotten))]
         held = [key for key in _kept if key[0] == run]
         closing = [_kept.pop(key) for key in held]
+        _tuning.discard(run)
+        if not _tuning:  # no other run's tasks count on it
+            give_back_freed_memory()
     for kept in closing:
         kept.close()
-    give_back_freed_memory()
     return len(closing)

@@ -172,6 +172,8 @@ def test_what_a_task_leaves_after_its_run_is_forgotten_is_closed_at_once():
 
 def test_a_run_whose_first_pass_failed_still_has_the_workers_forget_it():
     class Client:
+        status = "running"
+
         def __init__(self):
             self.ran = []
 
@@ -185,3 +187,19 @@ def test_a_run_whose_first_pass_failed_still_has_the_workers_forget_it():
     engine.keeping = True  # a pass sent them, and failed before any came back (nothing placed)
     engine.forget_kept()
     assert client.ran == [(kept_on_workers.forget, (engine.run,), {"on_error": "ignore"})]
+    engine.keeping, client.status = True, "connecting"  # its scheduler went away: no call to wait 30 s on
+    engine.forget_kept()
+    assert len(client.ran) == 1
+
+
+def test_one_runs_end_keeps_the_allocator_tuned_for_another_still_running(monkeypatch):
+    given_back = []
+    monkeypatch.setattr(kept_on_workers, "keep_freed_memory_in_worker", lambda: None)
+    monkeypatch.setattr(kept_on_workers, "give_back_freed_memory", lambda: given_back.append(True))
+    kept_on_workers.start("run A")
+    kept_on_workers.start("run B")
+    kept_on_workers.forget("run A")
+    assert given_back == []  # run B's tasks still count on it
+    kept_on_workers.start("run A")  # a late task of a forgotten run tunes nothing for it
+    kept_on_workers.forget("run B")
+    assert given_back == [True]

@@ -79,14 +79,20 @@ def test_a_pass_raises_the_first_error_in_partition_order_not_the_first_in_time(
     assert list(engine_module.results_in_order(futures[:1])) == ["fit-0"]
 
 
-@pytest.mark.parametrize("lost", ["cancelled", "killed"])
+@pytest.mark.parametrize("lost", ["cancelled", "closed", "killed"])
 def test_a_task_the_cluster_lost_is_one_error(lost):
     distributed = pytest.importorskip(
         "dask.distributed", reason="Dask is not installed (pip install 'filterkit[dask]')"
     )
+    from distributed.comm.core import CommClosedError
+
     error, message = {
         "cancelled": (
             CancelledError("write-1"),
+            "the Dask scheduler went away during the run; its tasks were cancelled$",
+        ),
+        "closed": (  # an OSError naming no file, which the output's staging would call a failed write
+            CommClosedError("in <TCP (closed) ConnectionPool.gather local=tcp://a:1>: Stream is closed"),
             "the Dask scheduler went away during the run; its tasks were cancelled$",
         ),
         "killed": (

@@ -6,6 +6,7 @@ are tasks on a Dask cluster, the kept chain's final fit is made on the client, a
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -160,3 +161,20 @@ def test_engine_options_that_do_not_fit_are_usage_errors_before_any_work(run_fil
     result = run_filterkit("train", "-q", "-o", model, *extra, "--multiclass", IRIS, "l2")
     assert result.status == 2 and message in result.stderr
     assert not model.exists()
+
+
+@pytest.mark.parametrize(
+    "placed, message",
+    [
+        ({"engine": "dsak"}, "engine must be 'local' or 'dask', not 'dsak'"),
+        ({"workers": 2}, "scheduler and workers need engine='dask'"),
+        ({"engine": "dask", "scheduler": "tcp://127.0.0.1:1", "workers": 2}, "give scheduler or workers, not both"),
+        ({"jobs": 0}, "jobs and workers count processes: 1 or more"),
+        ({"engine": "dask", "workers": 0}, "jobs and workers count processes: 1 or more"),
+    ],
+)
+def test_the_public_train_refuses_placements_the_command_refuses(placed, message):
+    import filterkit
+
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}"):
+        filterkit.train(str(IRIS), ["l2"], multiclass=True, **placed)

@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import contextlib
+import os
 
 import click
 
@@ -43,6 +44,8 @@ def export(ctx: click.Context, model_path: str, c_path: str | None, onnx_path: s
             try:  # a full disk or device fails here, before any file is published
                 stage.stream.write(content)
                 stage.stream.flush()
+                if stage.temporary is not None:
+                    os.fsync(stage.stream.fileno())
             except OSError as error:
                 raise FilterkitError(f"cannot write {output.path}: {error.strerror or error}") from None
         for stage in staged:
