@@ -47,7 +47,7 @@ def reading_time(tmp_path: Path, columns: int) -> float:
 def test_a_header_four_times_as_wide_takes_about_four_times_the_time(tmp_path):
     # the duplicate check compared each name with every name before it: 80,000 columns took 43 s
     small, large = reading_time(tmp_path, 10_000), reading_time(tmp_path, 40_000)
-    assert large < 8 * small + 0.05  # 4 times the columns; quadratic: 16 times
+    assert large < 8 * small + 0.25  # 4 times the columns; quadratic: 16 times, and seconds (see below)
 
 
 @pytest.mark.slow
@@ -57,7 +57,9 @@ def test_a_model_s_header_is_matched_to_a_wide_file_s_columns_in_linear_time():
         schema = Schema("wide", tuple(Attribute(name, NUMERIC) for name in reversed(names)))
         return least_time(lambda: csv_format.known_layout(schema, names, "test.csv"))
 
-    assert matching_time(40_000) < 8 * matching_time(10_000) + 0.02  # 4 times the columns; quadratic: 16 times
+    # 4 times the columns; quadratic: 16 times, and seconds (the old match took 43 s at 80,000 columns), where a
+    # loaded host's noise is hundredths of a second (0.070 against 8 × 0.0057 + 0.02 failed one run)
+    assert matching_time(40_000) < 8 * matching_time(10_000) + 0.25
 
 
 def ids_time(values: list[str]) -> float:
