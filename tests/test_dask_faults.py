@@ -15,13 +15,17 @@ pytestmark = pytest.mark.slow
 
 
 @pytest.mark.parametrize("during", ["fit", "transform"])
-def test_a_worker_killed_during_a_pass_gives_the_local_bytes(run_filterkit, dask_scheduler, tmp_path, during):
+def test_a_worker_killed_during_a_pass_gives_the_local_bytes(
+    run_filterkit, dask_distributed, dask_scheduler, tmp_path, during
+):
     marker = tmp_path / "died"
     chain = ["minmax", "dieonce", "--during", during, "--marker", marker, "bns", "l2"]
     marker.write_text("")  # made already for the local run, which so never dies
     local = run_filterkit("-c", "first", "-o", tmp_path / "local.arff", GRAIN, *chain, plugins_dir=DYING)
     assert (local.status, local.stderr) == (0, "")
     marker.unlink()
+    with dask_distributed.Client(dask_scheduler) as client:  # the worker an earlier test killed is back
+        client.wait_for_workers(2, timeout=120)
     output = tmp_path / "out" / "dask.arff"
     output.parent.mkdir()
     on_dask = run_filterkit(

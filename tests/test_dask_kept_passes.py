@@ -141,6 +141,7 @@ def test_a_worker_with_dasks_allocator_settings_gets_the_local_runs(monkeypatch,
     calls = []
     monkeypatch.setattr(allocator, "_set_allocator", lambda: calls.append("kept"))
     monkeypatch.setattr(allocator, "_worker_keeps", False)
+    monkeypatch.setattr(kept_on_workers, "_tuning", set())  # no run of another test counts on the tuning
     given_back = []
 
     class Library:
@@ -194,6 +195,7 @@ def test_a_run_whose_first_pass_failed_still_has_the_workers_forget_it():
 
 def test_one_runs_end_keeps_the_allocator_tuned_for_another_still_running(monkeypatch):
     given_back = []
+    monkeypatch.setattr(kept_on_workers, "_tuning", set())  # no run of another test counts on the tuning
     monkeypatch.setattr(kept_on_workers, "keep_freed_memory_in_worker", lambda: None)
     monkeypatch.setattr(kept_on_workers, "give_back_freed_memory", lambda: given_back.append(True))
     kept_on_workers.start("run A")
