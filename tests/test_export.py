@@ -347,9 +347,9 @@ def test_a_stage_of_a_subclass_that_computes_otherwise_is_refused():
     assert "decide(" in c_source(model)
 
 
-def test_a_nan_score_answers_as_numpy_argmax_does(folder):
-    """A class whose decision value is NaN (weights at the edge of the doubles) is predict's answer: np.argmax takes
-    the first NaN."""
+def nan_class_model(folder: Path) -> Path:
+    """A three-class model whose second class weighs "wheat" and "corn" at the edge of the doubles: a document holding
+    both has a NaN decision value there (the products overflow in the order predict sums them)."""
     chain = DEFAULTS.split()
     path = trained(folder, "nan-class", "--multiclass", "--svm-decision", "margin", three_classes(folder), *chain)
     document = json.loads(path.read_text())
@@ -359,6 +359,13 @@ def test_a_nan_score_answers_as_numpy_argmax_does(folder):
     values[1, words.index("wheat")], values[1, words.index("corn")] = 1.7e308, -1.7e308
     weights["base64"] = base64.b64encode(values.tobytes()).decode()
     path.write_text(json.dumps(document))
+    return path
+
+
+def test_a_nan_score_answers_as_numpy_argmax_does(folder):
+    """A class whose decision value is NaN (weights at the edge of the doubles) is predict's answer: np.argmax takes
+    the first NaN."""
+    path = nan_class_model(folder)
     scorer = Scorer(path, folder)
     text = "wheat wheat corn corn tonnes"
     assert np.isnan(load_model(path).decision_function([text])[0, 1])

@@ -7,8 +7,6 @@ status 1, no file."""
 
 from __future__ import annotations
 
-import base64
-import json
 import shlex
 import sys
 from pathlib import Path
@@ -23,6 +21,7 @@ from test_export import (
     ROOT,
     documents,
     hostile_model,
+    nan_class_model,
     three_classes,
     trained,
 )
@@ -124,16 +123,7 @@ def test_a_label_set_model_answers_each_label_as_predict_does(folder, shaping):
 def test_a_nan_score_answers_as_numpy_argmax_does(folder):
     """A class whose decision value is NaN (weights at the edge of the doubles, whose products overflow in the order
     predict sums them) is predict's answer: np.argmax takes the first NaN."""
-    path = trained(
-        folder, "nan-class", "--multiclass", "--svm-decision", "margin", three_classes(folder), *DEFAULTS.split()
-    )
-    document = json.loads(path.read_text())
-    words = document["stages"][0]["state"]["words"]
-    weights = document["classifier"]["state"]["weights"]["array"]
-    values = np.frombuffer(base64.b64decode(weights["base64"]), dtype="<f8").reshape(weights["shape"]).copy()
-    values[1, words.index("wheat")], values[1, words.index("corn")] = 1.7e308, -1.7e308
-    weights["base64"] = base64.b64encode(values.tobytes()).decode()
-    path.write_text(json.dumps(document))
+    path = nan_class_model(folder)
     texts = ["wheat wheat corn corn tonnes", "wheat", "corn"]
     assert np.isnan(load_model(path).decision_function(texts)[0, 1])
     assert_graph_as_predict(path, folder, texts)
