@@ -53,7 +53,8 @@ from filterkit.plugin import (
 )
 from filterkit.plugins import registered_stemmer
 from filterkit.saved_state import OPTIONS_KEY, fitted_options
-from filterkit.schema import collector_paused, refuse_unreadable_output, shown_name, weka_range
+from filterkit.schema import collector_paused, refuse_unreadable_output, weka_range
+from filterkit.word_columns import hashed_column_names, no_text_message, word_names
 from filterkit.word_statistics import WordStatistics, checked_saved_statistics, kept_pairs, saved_word_statistics
 from filterkit.word_tokens import (
     BUILT_IN_STOPWORDS,
@@ -105,46 +106,6 @@ if hasattr(os, "register_at_fork"):  # POSIX: a forked child has no helper threa
 
 #: The renamed words the fit's warning names (then their count).
 RENAMED_SHOWN = 5
-
-
-def word_names(prefix: str, words: list[str], taken: set[str]) -> tuple[list[str], list[tuple[str, str]]]:
-    """Each word's attribute name, ``prefix + word``, and the (name, new name) of those renamed: a name
-    in ``taken`` (another attribute's) becomes ``name_1``, or ``name_2`` … the first that no attribute
-    has.  A name depends only on the word and the names, not on the order the words were met."""
-    names = [prefix + word for word in words] if prefix else list(words)
-    if taken.isdisjoint(names):  # the common case, by one C-level pass (--hash 16's 44,000 placeholders: 3 ms less)
-        return names, []
-    clashing = [k for k, name in enumerate(names) if name in taken]
-    used = taken.union(names)
-    renamed = []
-    for k in clashing:
-        name = next(f"{names[k]}_{n}" for n in itertools.count(1) if f"{names[k]}_{n}" not in used)
-        used.add(name)
-        renamed.append((names[k], name))
-        names[k] = name
-    return names, renamed
-
-
-#: The attributes the error for an input without text names (then their count).
-ATTRIBUTES_SHOWN = 6
-
-
-def no_text_message(schema, class_index: int | None, attributes: str) -> str:
-    """The error for an input in which ``--attributes`` names no string attribute: the attributes it
-    holds, by kind, and how to make one text."""
-    described = [
-        f"{shown_name(a.name)} {a.kind}"
-        + (f" ({len(a.labels):,} labels)" if a.kind == NOMINAL else "")
-        + (" (the class)" if i == class_index else "")
-        for i, a in enumerate(schema.attributes[:ATTRIBUTES_SHOWN])
-    ]
-    more = f", … ({len(schema):,} attributes)" if len(schema) > ATTRIBUTES_SHOWN else ""
-    selected = "" if attributes == "first-last" else f" among --attributes {attributes}"
-    return (
-        f"stage 'words' finds no string attribute to turn into words{selected}: the input holds "
-        f"{', '.join(described) or 'no attribute'}{more}; read a CSV or JSON Lines column as text with "
-        "--text COLUMN (an ARFF file declares it 'string'), or choose string attributes with --attributes"
-    )
 
 
 class WordVector(KeptPass, Updatable, Explainable):
@@ -217,9 +178,17 @@ class WordVector(KeptPass, Updatable, Explainable):
             int,
             None,
             "Write 2**BITS columns, a token's column its MurmurHash3 as scikit-learn's HashingVectorizer's, each "
-            "named by the most frequent training token in it (not in Weka 3.6).",
+            "named as --hash-names says (not in Weka 3.6).",
             minimum=1,
             maximum=LARGEST_HASH_BITS,
+        ),
+        Option(
+            "hash_names",
+            str,
+            "token",
+            "With --hash, name each column by the most frequent training token in it ('token'), or PREFIX#COLUMN "
+            "('number': nothing is learned, no vocabulary held, the output written in one pass).",
+            choices=("token", "number"),
         ),
         Option(
             "min_df",
@@ -239,14 +208,25 @@ class WordVector(KeptPass, Updatable, Explainable):
     #: no warning that the output is wide: one attribute per word is what the stage is for (a warning on
     #: every corpus is noise), and the attribute limit bounds it
     widening_hint = None
-    learns = True
     #: after a fit, per token number of its vocabulary, the token's column among the words (-1: not kept)
     column_of_number: np.ndarray | None = None
     #: Per kept word, in attribute order: the training documents holding it.
     state_arrays = {"document_counts": StateArray(length=None, whole=True, low=1)}
 
+    @property
+    def learns(self) -> bool:  # type: ignore[override]  # a class attribute in Stage; not with --hash-names number
+        """Whether the stage counts its training documents: not with ``--hash-names number``."""
+        return self.params["hash_names"] != "number"
+
     def check_params(self) -> None:
         ngram_sizes(self.params["ngrams"])
+        if self.params["hash_names"] == "number" and self.params["hash"] is None:
+            raise FilterkitError("option --hash-names number: it names hashed columns, so it takes --hash BITS")
+        if not self.learns and self.params["stopwords"] not in (None, BUILT_IN_STOPWORDS):
+            raise FilterkitError(
+                f"option --stopwords: with --hash-names number nothing is fitted to hold a file's words, and a model "
+                f"opens no file it names: give --stopwords {BUILT_IN_STOPWORDS}, or --hash-names token"
+            )
         if self.params["hash"] is not None:
             defaults = {option.name: option.default for option in self.options}
             pruning = ("words_to_keep", "min_term_freq", "whole_corpus", "min_df", "max_df", "idf")
@@ -314,6 +294,16 @@ class WordVector(KeptPass, Updatable, Explainable):
         #: statistics were counted without, or a model's (None: a model saved before they were recorded)
         self.stop_words: StopWords | None = None
         self.most_words = 2 * Limits.from_environment().attributes
+        if not self.learns:
+            self._number_columns()
+
+    def _number_columns(self) -> None:
+        """``--hash-names number``'s state, whole at prepare: no words, no counts, every column named by its number
+        (``PREFIX#COLUMN``), and the stop words of ``--stopwords`` (none or Weka's, which a model saves)."""
+        self.stop_words = self._given_stop_words()
+        self.words, self.columns, self.collisions = [], np.zeros(0, dtype=np.int64), 0
+        self.document_counts, self.n_documents = np.zeros(0, dtype=np.int64), 0
+        self._layout()
 
     def tokens_of(self, text: str, stopwords: frozenset[str] = frozenset()) -> Iterator[str]:
         """A text's tokens, lowercased and stemmed as asked, without ``stopwords`` (compared lowercased),
@@ -595,7 +585,8 @@ class WordVector(KeptPass, Updatable, Explainable):
         attributes = [schema.attributes[i] for i in self.kept]
         names, self.renamed = word_names(self.params["prefix"], self.words, {a.name for a in attributes})
         if self.n_columns:
-            names = self._column_names(names, {a.name for a in attributes})
+            taken = {a.name for a in attributes}
+            names = hashed_column_names(self.params["prefix"], self.n_columns, self.columns, names, taken)
         # the names' UTF-8 bytes: characters, plus what encoding adds beyond ASCII (encoding them joined, 150,000
         # bigrams' names took 12-23 ms; this, 5 ms)
         every = [a.name for a in attributes] + names
@@ -612,20 +603,6 @@ class WordVector(KeptPass, Updatable, Explainable):
         self.word_schema = schema.with_attributes(attributes)
         with np.errstate(divide="ignore"):
             self.idf = np.log(self.n_documents / self.document_counts.astype(np.float64))
-
-    def _column_names(self, names: list[str], taken: set[str]) -> list[str]:
-        """Every hashed column's attribute name: its token's (``names``, by ``self.columns``), or for a column
-        no training token fell into, ``PREFIX#COLUMN`` (renamed as :func:`word_names` renames, if taken)."""
-        held = np.zeros(self.n_columns, dtype=bool)
-        held[self.columns] = True
-        unused = np.flatnonzero(~held)
-        placeholders, _ = word_names(
-            self.params["prefix"], [f"#{column}" for column in unused.tolist()], taken.union(names)
-        )
-        every = np.empty(self.n_columns, dtype=object)  # placed by numpy: a dict per column took twice the time
-        every[self.columns] = names
-        every[unused] = placeholders
-        return every.tolist()
 
     def output_schema(self):
         return self.word_schema
