@@ -21,6 +21,7 @@ import numpy as np
 
 from filterkit.arff.reader import DEFAULT_CHUNK_ROWS
 from filterkit.classifying import CheckedClassifier, classifier_matrix, refuse_featureless_chain
+from filterkit.costs import cut_by_costs, cut_task_by_costs, total_cost
 from filterkit.errors import FilterkitError
 from filterkit.evaluation_targets import target_fits
 from filterkit.formats import FormatOptions
@@ -355,6 +356,9 @@ def evaluate_fold(
         )
     result["classifier"] = call("describe")
     result["features"] = int(rows[0][0].shape[1])
+    costs = getattr(call.classifier, "cost_matrix", None)
+    if costs is not None:
+        result["cost"] = total_cost(costs, truth, decisions)
     result.update(truth=truth, scores=scores, decisions=decisions)
     if label_pulls:
         result[FOLD_RECORD] = fold_pulls(call, fitted, rows[1][0], truth, label_pulls)
@@ -381,7 +385,8 @@ def fit_task(call, positive: int, task: str, features, codes: np.ndarray, settin
     """Fit the binary classifier (``call``: a :class:`CheckedClassifier`) on the task of class position
     ``positive`` (named ``task``, one of ``classes``) against the rest, from ``features`` and class ``codes``;
     an objective scoped to a class (``svm --svm-threshold NAME=VALUE:CLASS``) cut for ``task`` alone
-    (:func:`~filterkit.thresholds.cut_label_set`)."""
+    (:func:`~filterkit.thresholds.cut_label_set`), and ``svm --svm-costs`` cut by the matrix's labels
+    (:func:`~filterkit.costs.cut_task_by_costs`)."""
     truth = codes == positive
     if truth.all() or not truth.any():
         missing = "no row of" if not truth.any() else "only rows of"
@@ -391,11 +396,13 @@ def fit_task(call, positive: int, task: str, features, codes: np.ndarray, settin
         )
     call("fit", features, truth.astype(np.int64), settings.seed)
     cut_label_set([call.classifier], truth[:, None], [task], list(classes))
+    cut_task_by_costs(call.classifier, list(classes), positive)
 
 
 def fit_classes(call, dataset: Dataset, features, codes: np.ndarray, settings: Settings) -> np.ndarray:
     """Fit the k-class classifier on the classes present in ``dataset`` (whose positions it returns),
-    from ``features`` and class ``codes``."""
+    from ``features`` and class ``codes``; ``svm --svm-costs`` cut by the matrix's rows and columns of those
+    classes (:func:`~filterkit.costs.cut_by_costs`)."""
     labels = dataset.labels
     present = np.flatnonzero(
         np.bincount(dataset.data.column(dataset.class_index).astype(np.int64), minlength=len(labels))
@@ -408,6 +415,7 @@ def fit_classes(call, dataset: Dataset, features, codes: np.ndarray, settings: S
             f"the class is too small for {settings.folds} folds"
         )
     call("fit_multiclass", features, classes, len(present), settings.seed)
+    cut_by_costs(call.classifier, list(labels), present.tolist())
     return present
 
 
@@ -694,6 +702,8 @@ def _result(chain, task: str, fraction: float, records: list[dict], settings: Se
         summary = summarize_multiclass(records, settings.repeats)
     else:
         summary = summarize(records, settings.repeats, settings.stats)
+    if all("cost" in record for record in records):
+        summary["costs"] = held_out_costs(records)
     return {
         "chain": chain.text,
         "task": task,
@@ -701,6 +711,15 @@ def _result(chain, task: str, fraction: float, records: list[dict], settings: Se
         **({"sweep": chain.sweep} if chain.sweep else {}),
         **summary,
     }
+
+
+def held_out_costs(records: list[dict]) -> dict:
+    """``svm --svm-costs``: the cost of the held-out decisions of the fold ``records``, as Weka's Evaluation reports
+    it given ``-m COSTFILE``: the "Total Cost" over every fold (of every repeat), the "Average Cost" (total / rows
+    scored), the rows, and each fold's total."""
+    per_fold = [record["cost"] for record in records]
+    rows = sum(len(record["truth"]) for record in records)
+    return {"total": float(sum(per_fold)), "average": float(sum(per_fold)) / rows, "rows": rows, "per_fold": per_fold}
 
 
 def _macro_entry(chain, fraction: float, tasks, settings: Settings, grouped: dict, results: list[dict]) -> dict:

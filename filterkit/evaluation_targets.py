@@ -137,6 +137,11 @@ def refuse_single_label_settings(settings: Settings) -> None:
         ("--train-fraction", settings.train_fractions != (1.0,)),
         ("--repeats", settings.repeats > 1),
     ]
+    if settings.classifier == "svm" and settings.classifier_params.get("costs") is not None:
+        raise FilterkitError(
+            "svm --svm-costs: a cost matrix prices one class per row, and multi-label data has a set of labels per "
+            "row: leave it out"
+        )
     given = [option for option, chosen in refused if chosen]
     if given:
         raise FilterkitError(

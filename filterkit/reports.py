@@ -88,6 +88,7 @@ def table(document: dict, per_task: bool = False) -> str:
     lines = [_header(document["settings"], note), *_measure_lines(document, names, rows, width, LABELS, 6, notes)]
     if "breakeven" in rows[-1]:
         lines += _breakeven_lines(document, names, rows, width, notes)
+    lines += _cost_lines(document)
     for comparison in document.get("paired", []):
         lines += _paired_lines(comparison, multiclass=False)
     return "\n".join(lines + _footnote(notes)) + "\n"
@@ -293,6 +294,40 @@ def _measure_lines(
     return lines
 
 
+def _costed(document: dict) -> list[tuple[str, dict]]:
+    """``svm --svm-costs``: each result's name (its chain, and task where there are several) and its held-out
+    cost (``costs``); none where no result has one."""
+    results = document.get("results", [document])
+    several = len({result["task"] for result in results}) > 1
+    return [
+        (
+            result["chain"] + (f" [{result['task']}]" if several else ""),
+            {**result["costs"], "train_fraction": result["train_fraction"]},
+        )
+        for result in results
+        if "costs" in result
+    ]
+
+
+def _cost_lines(document: dict) -> list[str]:
+    """``svm --svm-costs``: a line per result of the cost of its held-out decisions, as Weka's Evaluation reports it
+    given ``-m COSTFILE`` (Total Cost, Average Cost: total / rows); nothing without a cost."""
+    costed = _costed(document)
+    if not costed:
+        return []
+    width = max(len("chain"), *(len(name) for name, _ in costed))
+    lines = [
+        "cost of the held-out decisions (svm --svm-costs):",
+        f"{'chain':<{width}}  {'train':>5}  {'Total Cost':>12}  {'Average Cost':>12}  {'rows':>7}",
+    ]
+    lines += [
+        f"{name:<{width}}  {cost['train_fraction']:>5g}  {cost['total']:>12.10g}  {cost['average']:>12.4f}  "
+        f"{cost['rows']:>7}"
+        for name, cost in costed
+    ]
+    return lines
+
+
 def _breakeven_lines(document: dict, names: list[str], rows: list[dict], width: int, notes: list[str]) -> list[str]:
     """The table's lines of ``--stats``: each row's break-even point (marked as :func:`_marked`) and, over
     several tasks, micro-averages."""
@@ -339,6 +374,7 @@ def _multiclass_table(document: dict) -> str:
             marks = [_marked(document, entry, m, name, notes).strip() for m, name in (("auc", "AUC"), ("f1", "F1"))]
             cells += f"  {' / '.join(marks):>{column}}"
         lines.append(f"{label:<{class_width}}  {counts.get(label, 0):>5}{cells}")
+    lines += _cost_lines(document)
     for comparison in document.get("paired", []):
         lines += _paired_lines(comparison, multiclass=True)
     return "\n".join(lines + _footnote(notes)) + "\n"
@@ -529,6 +565,19 @@ def _results_html(document: dict, per_task: bool) -> str:
             cells.append(_marked(document, row, "breakeven", "BEP", notes))
             cells += [_cell(row.get("micro", {}).get(m)) for m in ("f1", "precision", "recall") if micro]
     parts = [_html_table(heads, body, note)]
+    costed = _costed(document)
+    if costed:
+        parts.append(
+            _html_table(
+                ["chain", "train", "Total Cost", "Average Cost", "rows"],
+                [
+                    [name, f"{cost['train_fraction']:g}", f"{cost['total']:.10g}", f"{cost['average']:.4f}"]
+                    + [str(cost["rows"])]
+                    for name, cost in costed
+                ],
+                "cost of the held-out decisions (svm --svm-costs)",
+            )
+        )
     repeats = document["settings"].get("repeats", 1)
     if repeats > 1:
         spreads = [row.get("std_over_repeats") or {m: row["repeats"][m]["std"] for m in LABELS} for row in rows]

@@ -1,8 +1,10 @@
 """Where a linear classifier's score becomes a decision (``svm --svm-threshold``; docs/algorithms.md §8.4.1): each
 column's cut chosen on the out-of-fold scores of the inner cross-validation, over every distinct score: the F1's
 (f1), Yang's SCutFBR as LibMultiLabel does it (fbr), fastText's autotune objectives (precision@recall,
-recall@precision), Lin & Lin's joint micro- and macro-F1 cut of every label of a label set (micro-macro), and
-per-class offsets on the out-of-fold macro-F1 (``--multiclass``).
+recall@precision), Lin & Lin's joint micro- and macro-F1 cut of every label of a label set (micro-macro),
+per-class offsets on the out-of-fold macro-F1 (``--multiclass``), and the cut or offsets of the least out-of-fold
+cost of a cost matrix (``svm --svm-costs``: :func:`cost_cut`, :func:`cost_offsets`); and Platt's sigmoid, which
+makes the scores probabilities first (:func:`platt_sigmoid`).
 """
 
 from __future__ import annotations
@@ -101,7 +103,7 @@ class _Candidates:
 
     def __init__(self, scores: np.ndarray, positives: np.ndarray):
         scores, positives = np.asarray(scores, dtype=np.float64), np.asarray(positives, dtype=bool)
-        order = np.argsort(-scores, kind="stable")
+        self.order = order = np.argsort(-scores, kind="stable")
         self.descending = scores[order]
         self.group_ends = np.flatnonzero(np.append(self.descending[1:] != self.descending[:-1], True))
         self.true_positives = np.cumsum(positives[order])[self.group_ends]
@@ -282,13 +284,103 @@ def class_offsets(scores: np.ndarray, classes: np.ndarray, sweeps: int = 3) -> t
     macro-F1 of ``classes`` (positions 0 … k − 1) on the out-of-fold ``scores`` (rows × classes), and that
     macro-F1: coordinate ascent from t = 0, ``sweeps`` passes over the classes in order, each t_k set exactly
     given the others (:func:`_best_offset`); deterministic."""
-    offsets = np.zeros(scores.shape[1])
     truth = np.bincount(classes, minlength=scores.shape[1]).astype(np.float64)
-    reached = _macro_f1(classes, np.argmax(scores, axis=1), truth)
+    return _ascended(scores, classes, _MacroF1(classes, truth), sweeps)
+
+
+def cost_offsets(
+    scores: np.ndarray, classes: np.ndarray, costs: np.ndarray, sweeps: int = 3
+) -> tuple[np.ndarray, float, float]:
+    """Per class k an offset t_k, as :func:`class_offsets` places them, lowering the total cost Σᵢ
+    ``costs``[classᵢ, decidedᵢ] (row: the actual class, column: the decided one) of the out-of-fold ``scores``
+    (rows × classes) against ``classes``; with the total cost and the macro-F1 of the decisions the offsets make."""
+    objective = _LeastCost(classes, costs)
+    offsets, _ = _ascended(scores, classes, objective, sweeps)
+    decided = np.argmax(scores - offsets, axis=1)
+    return offsets, -objective.of(decided), _macro_f1(classes, decided, objective.truth)
+
+
+def cost_cut(scores: np.ndarray, positives: np.ndarray, costs: np.ndarray) -> tuple[ColumnCut, float]:
+    """The cut on one column's out-of-fold ``scores`` of the least total cost of its decisions against
+    ``positives``, ``costs`` 2 × 2 (row: actual, column: decided; 0 the rest, 1 the positive class), with that
+    cost.  The candidates are :func:`f1_cut`'s, every distinct score, placed as it places them, and no row positive
+    (a threshold just above the highest score, ``fell_back``); the highest candidate on a tie.  The cut's F1 is that
+    of its decisions against ``positives``."""
+    positives = np.asarray(positives, dtype=bool)
+    candidates = _Candidates(scores, positives)
+    actual = positives.astype(np.int64)
+    moved = actual[candidates.order]
+    change = np.cumsum(costs[moved, 1] - costs[moved, 0])[candidates.group_ends]
+    totals = float(np.sum(costs[actual, 0])) + np.concatenate([[0.0], change])
+    best = int(np.argmin(totals))
+    if best == 0:
+        f1 = 0.0
+        threshold = float(np.nextafter(np.max(scores), np.inf))
+    else:
+        f1 = 2.0 * candidates.true_positives[best - 1] / (candidates.predicted[best - 1] + candidates.positives)
+        threshold = candidates.cut(best - 1)
+    return ColumnCut(threshold, float(f1), best == 0), float(totals[best])
+
+
+def _ascended(scores: np.ndarray, classes: np.ndarray, objective, sweeps: int) -> tuple[np.ndarray, float]:
+    """Coordinate ascent on the per-class offsets of ``scores`` (rows × classes; ``classes`` the actual ones) from
+    t = 0: ``sweeps`` passes over the classes in order, each offset set by :func:`_best_offset` given the others,
+    raising ``objective`` (higher is better); the offsets and the objective they reach."""
+    offsets = np.zeros(scores.shape[1])
+    reached = objective.of(np.argmax(scores, axis=1))
     for _ in range(sweeps):
         for k in range(scores.shape[1]):
-            offsets[k], reached = _best_offset(scores, classes, offsets, k, truth, reached)
+            offsets[k], reached = _best_offset(scores, classes, offsets, k, objective.truth, reached, objective)
     return offsets, reached
+
+
+class _MacroF1:
+    """:func:`class_offsets`' objective: the macro-F1 of the decisions against ``classes`` (positions 0 …
+    k − 1, ``truth`` their counts), from counts (a 0/0 counting 0)."""
+
+    def __init__(self, classes: np.ndarray, truth: np.ndarray):
+        self.classes, self.truth, self.width = classes, truth, len(truth)
+
+    def of(self, decided: np.ndarray) -> float:
+        """The macro-F1 of the decisions ``decided``."""
+        return _macro_f1(self.classes, decided, self.truth)
+
+    def moving(self, rival: np.ndarray, order: np.ndarray, k: int) -> np.ndarray:
+        """The macro-F1 after the first m rows of ``order`` move to class ``k`` from their ``rival`` class, for
+        m = 0 … rows: the counts of true positives and decisions per class summed cumulatively."""
+        rows, width, classes = len(rival), self.width, self.classes
+        moved_from, held = rival[order], classes[order]
+        left = np.zeros((rows + 1, width))
+        left[np.arange(1, rows + 1), moved_from] = 1.0
+        lost = np.zeros((rows + 1, width))
+        lost[np.arange(1, rows + 1), moved_from] = held == moved_from
+        predicted = np.bincount(rival, minlength=width) - np.cumsum(left, axis=0)
+        hits = np.bincount(classes[rival == classes], minlength=width) - np.cumsum(lost, axis=0)
+        predicted[:, k] += np.arange(rows + 1)
+        hits[:, k] += np.concatenate([[0], np.cumsum(held == k)])
+        return _macro_f1s(hits, predicted, self.truth)
+
+
+class _LeastCost:
+    """:func:`cost_offsets`' objective: the total cost of the decisions against ``classes``, negated (higher is
+    better), ``costs`` a matrix of actual (row) by decided (column) class."""
+
+    def __init__(self, classes: np.ndarray, costs: np.ndarray):
+        self.classes, self.costs = classes, np.asarray(costs, dtype=np.float64)
+        self.truth = np.bincount(classes, minlength=len(self.costs)).astype(np.float64)
+
+    def of(self, decided: np.ndarray) -> float:
+        """The negated total cost of the decisions ``decided``."""
+        return -float(np.sum(self.costs[self.classes, decided]))
+
+    def moving(self, rival: np.ndarray, order: np.ndarray, k: int) -> np.ndarray:
+        """The negated total cost after the first m rows of ``order`` move to class ``k`` from their ``rival``
+        class, for m = 0 … rows: each moved row's change of cost, costs[actual, k] − costs[actual, rival], summed
+        cumulatively onto the cost of the rival decisions."""
+        held = self.classes[order]
+        change = self.costs[held, k] - self.costs[held, rival[order]]
+        before = float(np.sum(self.costs[self.classes, rival]))
+        return -(before + np.concatenate([[0.0], np.cumsum(change)]))
 
 
 def _macro_f1(classes: np.ndarray, decided: np.ndarray, truth: np.ndarray) -> float:
@@ -307,31 +399,26 @@ def _macro_f1s(hits: np.ndarray, predicted: np.ndarray, truth: np.ndarray) -> np
     return f1.sum(axis=1) / len(truth)
 
 
-def _best_offset(scores, classes, offsets, k: int, truth, reached: float) -> tuple[float, float]:
-    """Class ``k``'s offset of the largest macro-F1, the others' ``offsets`` held, and that macro-F1; the current
-    offset (of macro-F1 ``reached``) unless one is strictly better, then the highest such.  Row i goes to k where
+def _best_offset(scores, classes, offsets, k: int, truth, reached: float, objective=None) -> tuple[float, float]:
+    """Class ``k``'s offset of the highest ``objective`` (:class:`_LeastCost`; by default :class:`_MacroF1`, the
+    macro-F1 of ``classes``, ``truth`` their counts), the others' ``offsets`` held, and that value; the current
+    offset (of value ``reached``) unless one is strictly better, then the highest such.  Row i goes to k where
     score_ik − t_k > max_{j≠k}(score_ij − t_j), i.e. where t_k < d_i = score_ik − max_{j≠k}(score_ij − t_j): the
-    rows sorted once by d_i, the counts after moving the first m of them to k from their rival classes summed
-    cumulatively, and each candidate (the midpoint between two distinct d, or :func:`_past_end` of either end)
-    scored exactly.  Gaps within :data:`_SAME_GAP` of the next are one: d is a difference of differences, and two
-    rows whose d should be equal may differ in the last bit, where the argmax of :meth:`LinearSVM.predict_class`
-    would not split them as the sorted order does."""
-    rows, width = len(classes), len(truth)
+    rows sorted once by d_i, the objective after moving the first m of them to k from their rival classes
+    computed cumulatively (``objective.moving``), and each candidate (the midpoint between two distinct d, or
+    :func:`_past_end` of either end) valued exactly.  Gaps within
+    :data:`_SAME_GAP` of the next are one: d is a difference of differences, and two rows whose d should be equal
+    may differ in the last bit, where the argmax of :meth:`LinearSVM.predict_class` would not split them as the
+    sorted order does."""
+    rows = scores.shape[0]
+    objective = _MacroF1(classes, truth) if objective is None else objective
     others = scores - offsets
     others[:, k] = -np.inf
     rival = np.argmax(others, axis=1)
     gaps = scores[:, k] - others[np.arange(rows), rival]
     order = np.argsort(-gaps, kind="stable")
-    moved_from, held, descending = rival[order], classes[order], gaps[order]
-    left = np.zeros((rows + 1, width))
-    left[np.arange(1, rows + 1), moved_from] = 1.0
-    lost = np.zeros((rows + 1, width))
-    lost[np.arange(1, rows + 1), moved_from] = held == moved_from
-    predicted = np.bincount(rival, minlength=width) - np.cumsum(left, axis=0)
-    hits = np.bincount(classes[rival == classes], minlength=width) - np.cumsum(lost, axis=0)
-    predicted[:, k] += np.arange(rows + 1)
-    hits[:, k] += np.concatenate([[0], np.cumsum(held == k)])
-    values = _macro_f1s(hits, predicted, truth)
+    descending = gaps[order]
+    values = objective.moving(rival, order, k)
     apart = np.concatenate([[True], descending[:-1] - descending[1:] > _SAME_GAP, [True]])
     values[~apart] = -np.inf
     moved = int(np.argmax(values))
@@ -352,3 +439,45 @@ def _past_end(end: float, direction: float, reach: float) -> float:
     where that rounds back to it."""
     beyond = end + direction * (reach / 2 if reach > 0 else 0.5)
     return float(beyond if beyond != end else np.nextafter(end, direction * np.inf))
+
+
+def platt_sigmoid(decisions: np.ndarray, targets: np.ndarray, iterations: int = 100) -> tuple[float, float]:
+    """Platt's sigmoid P(y=1 | f) = 1 / (1 + exp(A·f + B)) fitted to held-out decision values.
+
+    Platt (1999) with the regularized targets and the Newton method with
+    backtracking of Lin, Lin & Weng (2007), "A note on Platt's probabilistic outputs".
+    """
+    targets = np.asarray(targets, dtype=bool)
+    prior_positive, prior_negative = targets.sum(), (~targets).sum()
+    t = np.where(targets, (prior_positive + 1.0) / (prior_positive + 2.0), 1.0 / (prior_negative + 2.0))
+    A, B = 0.0, np.log((prior_negative + 1.0) / (prior_positive + 1.0))
+
+    def objective(A, B):
+        z = decisions * A + B
+        return float(np.sum(np.where(z >= 0, t * z + np.log1p(np.exp(-z)), (t - 1) * z + np.log1p(np.exp(z)))))
+
+    value = objective(A, B)
+    for _ in range(iterations):
+        z = decisions * A + B
+        p = np.where(z >= 0, np.exp(-z) / (1 + np.exp(-z)), 1 / (1 + np.exp(z)))
+        d2 = p * (1 - p)
+        h11 = 1e-12 + np.sum(decisions * decisions * d2)
+        h22 = 1e-12 + np.sum(d2)
+        h21 = np.sum(decisions * d2)
+        d1 = t - p
+        g1, g2 = np.sum(decisions * d1), np.sum(d1)
+        if abs(g1) < 1e-5 and abs(g2) < 1e-5:
+            break
+        det = h11 * h22 - h21 * h21
+        dA, dB = -(h22 * g1 - h21 * g2) / det, -(-h21 * g1 + h11 * g2) / det
+        gd = g1 * dA + g2 * dB
+        step = 1.0
+        while step >= 1e-10:
+            new_value = objective(A + step * dA, B + step * dB)
+            if new_value < value + 1e-4 * step * gd:
+                A, B, value = A + step * dA, B + step * dB, new_value
+                break
+            step /= 2
+        else:
+            break
+    return float(A), float(B)

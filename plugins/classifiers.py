@@ -10,6 +10,7 @@ from typing import Callable
 import numpy as np
 import scipy.sparse as sp
 
+from filterkit.costs import loaded_costs, read_cost_matrix, refuse_with_rule
 from filterkit.plugin import (
     Classifier,
     FilterkitError,
@@ -25,6 +26,7 @@ from filterkit.thresholds import (
     fbr_cut,
     objective_cut,
     objective_scope,
+    platt_sigmoid,
     threshold_objective,
 )
 
@@ -137,7 +139,7 @@ class LinearSVM(Classifier):
     trained_defaults = {"c_by": "f1", "c_search": "early"}
     #: Options added after models were first saved, and their values that fit as before: a model fitted at these
     #: leaves them out of its params, so that it is the file an earlier filterkit wrote, and loads there.
-    unrecorded_defaults = {"c_search": "full", "threshold": "fixed", "fbr_floor": 0.1}
+    unrecorded_defaults = {"c_search": "full", "threshold": "fixed", "fbr_floor": 0.1, "costs": None}
     #: ``--svm-threshold`` other than fixed: the thresholds (one per SVM; k classes: offsets), the out-of-fold F1
     #: (macro-F1) they reach (:class:`ColumnCut`), whether each fell back (fbr, recall@precision) and (an objective)
     #: the out-of-fold precision and recall each reaches; None with the fixed cut.
@@ -150,6 +152,12 @@ class LinearSVM(Classifier):
     #: ``--svm-threshold micro-macro`` or a scoped objective (``NAME=VALUE:LABEL``), one column: its out-of-fold
     #: scores, for the cuts that need the other labels (:func:`filterkit.thresholds.cut_label_set`); not saved.
     out_of_fold_scores: np.ndarray | None = None
+    #: ``--svm-costs``: the matrix as read (every label of the class), the out-of-fold scores (rows × columns) and
+    #: classes for :func:`filterkit.costs.cut_by_costs` (none saved); the labels of its columns and the matrix
+    #: restricted to them (saved), and the out-of-fold cost the cut reaches.
+    costs_read = cost_scores = cost_classes = cost_matrix = None
+    cost_labels: list[str] | None = None
+    threshold_cost: float | None = None
     summary = "Linear SVM (liblinear); C by inner-CV AUC or F1 from a grid; Platt-calibrated probabilities (KDD'09 §4)."
     options = (
         Option("c_values", str, "0.01,0.1,1,10,100", "The C grid, comma-separated."),
@@ -218,6 +226,14 @@ class LinearSVM(Classifier):
             minimum=0.0,
             maximum=1.0,
         ),
+        Option(
+            "costs",
+            str,
+            None,
+            "A cost matrix in Weka's cost-file format (row: the actual class, column: the decided one): the cut "
+            "(k classes: per-class offsets) of the least total cost on the inner CV's out-of-fold rows.",
+            names_file=True,
+        ),
     )
 
     def __init__(self, **params):
@@ -230,6 +246,7 @@ class LinearSVM(Classifier):
         #: the label it is scoped to (``:LABEL``), whose cut :func:`filterkit.thresholds.cut_label_set` moves to it.
         self.objective = threshold_objective(self.params["threshold"])
         self.scope = objective_scope(self.params["threshold"])
+        refuse_with_rule(self.params)
         if "fbr_floor" in self.given and self.params["threshold"] != "fbr":
             raise FilterkitError(
                 f"svm: --svm-fbr-floor is the floor of --svm-threshold fbr, not of {self.params['threshold']}: "
@@ -305,7 +322,9 @@ class LinearSVM(Classifier):
         )
         self.has_probabilities = self.sigmoids is not None
         self.thresholds = self.threshold_f1 = self.fell_back = self.threshold_rule = self.threshold_reached = None
-        self.out_of_fold_scores = None
+        self.out_of_fold_scores = self.costs_read = self.cost_matrix = self.cost_labels = self.threshold_cost = None
+        if self.params["costs"] is not None:
+            self._keep_for_costs(held_out, classes)
         if self.params["threshold"] == "fixed":
             return self
         if held_out is None:
@@ -314,6 +333,13 @@ class LinearSVM(Classifier):
         else:
             self._choose_thresholds(self._scored(held_out, self.sigmoids), classes, columns)
         return self
+
+    def _keep_for_costs(self, held_out: np.ndarray | None, classes: np.ndarray) -> None:
+        """``--svm-costs``: the matrix read (once a fit), and the out-of-fold scores and classes of ``held_out``
+        kept for :func:`filterkit.costs.cut_by_costs`; none where a class has one row (the fixed cut decides)."""
+        self.costs_read = read_cost_matrix(self.params["costs"])
+        self.cost_scores = None if held_out is None else self._scored(held_out, self.sigmoids)
+        self.cost_classes, self.threshold_rule = classes, ONE_ROW_CLASS if held_out is None else None
 
     def _scored(self, decisions: np.ndarray, sigmoids: np.ndarray | None) -> np.ndarray:
         """Decision values as the classifier scores them: each column's Platt probability, or the margin."""
@@ -335,6 +361,14 @@ class LinearSVM(Classifier):
         self.cut_at(self._cut(scores[:, 0], classes == columns[0]))
         if self.params["threshold"] == MICRO_MACRO or self.scope is not None:
             self.out_of_fold_scores = scores[:, 0]
+
+    def costs_decided(self, labels: list[str], costs: np.ndarray, decision: tuple | None) -> None:
+        """``--svm-costs`` decided (:func:`filterkit.costs.cut_by_costs`): its columns' ``labels`` and ``costs``,
+        and ``decision`` (None: the fixed cut) the thresholds, out-of-fold F1 (macro-F1), fallback and cost."""
+        self.cost_labels, self.cost_matrix = labels, costs
+        if decision is not None:
+            self.thresholds, f1, fell_back, self.threshold_cost = decision
+            self.threshold_f1, self.fell_back = [f1], [fell_back]
 
     def cut_at(self, cut: ColumnCut) -> None:
         """Decide the one column at ``cut`` (its threshold, out-of-fold F1, fallback, and an objective's reach)."""
@@ -470,6 +504,8 @@ class LinearSVM(Classifier):
             described.update(thresholds=self.thresholds.tolist(), thresholds_macro_f1=self.threshold_f1[0])
         if self.threshold_rule is not None:
             described["threshold_rule"] = self.threshold_rule
+        if self.threshold_cost is not None:
+            described["threshold_cost"] = self.threshold_cost
         return {**described, **self._fallback_described()}
 
     def _fallback_described(self) -> dict:
@@ -485,10 +521,13 @@ class LinearSVM(Classifier):
             saved["sigmoids"] = self.sigmoids
         if self.thresholds is not None:
             saved["thresholds"] = self.thresholds
+        if self.cost_matrix is not None:
+            saved.update(cost_labels=self.cost_labels, cost_matrix=self.cost_matrix)
         return saved
 
     def load_state(self, state):
-        _expect_keys(self, state, ("binary", "weights", "intercepts"), ("sigmoids", "thresholds"))
+        optional = ("sigmoids", "thresholds", "cost_labels", "cost_matrix")
+        _expect_keys(self, state, ("binary", "weights", "intercepts"), optional)
         if type(state["binary"]) is not bool:
             raise FilterkitError(f"svm: 'binary' is {state['binary']!r}, not true or false")
         self.binary = state["binary"]
@@ -502,6 +541,7 @@ class LinearSVM(Classifier):
             raise FilterkitError(f"svm: thresholds of shape {self.thresholds.shape}, not one per SVM")
         if self.binary != (len(self.intercepts) == 1):
             raise FilterkitError(f"svm: {len(self.intercepts)} SVMs for a {'binary' if self.binary else 'k-class'} fit")
+        self.cost_labels, self.cost_matrix = loaded_costs(state, 2 if self.binary else len(self.intercepts))
 
     def linear(self):
         return self.weights, self.intercepts
@@ -573,48 +613,6 @@ def area_under_roc(targets: np.ndarray, scores: np.ndarray) -> float:
         return float("nan")
     ranks = rankdata(scores)
     return float((ranks[targets].sum() - positives * (positives + 1) / 2) / (positives * negatives))
-
-
-def platt_sigmoid(decisions: np.ndarray, targets: np.ndarray, iterations: int = 100) -> tuple[float, float]:
-    """Platt's sigmoid P(y=1 | f) = 1 / (1 + exp(A·f + B)) fitted to held-out decision values.
-
-    Platt (1999) with the regularized targets and the Newton method with
-    backtracking of Lin, Lin & Weng (2007), "A note on Platt's probabilistic outputs".
-    """
-    targets = np.asarray(targets, dtype=bool)
-    prior_positive, prior_negative = targets.sum(), (~targets).sum()
-    t = np.where(targets, (prior_positive + 1.0) / (prior_positive + 2.0), 1.0 / (prior_negative + 2.0))
-    A, B = 0.0, np.log((prior_negative + 1.0) / (prior_positive + 1.0))
-
-    def objective(A, B):
-        z = decisions * A + B
-        return float(np.sum(np.where(z >= 0, t * z + np.log1p(np.exp(-z)), (t - 1) * z + np.log1p(np.exp(z)))))
-
-    value = objective(A, B)
-    for _ in range(iterations):
-        z = decisions * A + B
-        p = np.where(z >= 0, np.exp(-z) / (1 + np.exp(-z)), 1 / (1 + np.exp(z)))
-        d2 = p * (1 - p)
-        h11 = 1e-12 + np.sum(decisions * decisions * d2)
-        h22 = 1e-12 + np.sum(d2)
-        h21 = np.sum(decisions * d2)
-        d1 = t - p
-        g1, g2 = np.sum(decisions * d1), np.sum(d1)
-        if abs(g1) < 1e-5 and abs(g2) < 1e-5:
-            break
-        det = h11 * h22 - h21 * h21
-        dA, dB = -(h22 * g1 - h21 * g2) / det, -(-h21 * g1 + h11 * g2) / det
-        gd = g1 * dA + g2 * dB
-        step = 1.0
-        while step >= 1e-10:
-            new_value = objective(A + step * dA, B + step * dB)
-            if new_value < value + 1e-4 * step * gd:
-                A, B, value = A + step * dA, B + step * dB, new_value
-                break
-            step /= 2
-        else:
-            break
-    return float(A), float(B)
 
 
 def adaptive_c(
