@@ -809,6 +809,13 @@ WORDS_JOBS = {
         "HashingVectorizer",
         "n_features=2**16, alternate_sign=False, norm=None",
     ),
+    # as HashingVectorizer, no column named by a token: no vocabulary, no fit pass (the vectorizer's runs shared)
+    "hashing, number names": (
+        ["--counts", "--lowercase", "--hash", "16", "--hash-names", "number"],
+        None,
+        "HashingVectorizer",
+        "n_features=2**16, alternate_sign=False, norm=None",
+    ),
     "min-df 2, max-df 0.5": (
         ["--counts", "--lowercase", "--min-df", "2", "--max-df", "0.5", *ALL_WORDS],
         None,
@@ -873,7 +880,7 @@ CONTROL_WORDS = {"plain": "cafe", "accented": "café"}
 #: The name of a Debian file whose every label is quoted, after the name of the same documents' file.
 QUOTED_LABELS = ", labels quoted"
 #: The jobs run on the files with quoted labels: the label column's cost shows most in the lightest jobs.
-QUOTED_LABEL_JOBS = ("counts", "hashing")
+QUOTED_LABEL_JOBS = ("counts", "hashing", "hashing, number names")
 
 
 def with_word(row: str, word: str) -> str:
@@ -1104,9 +1111,10 @@ def format_words(
         "filterkit and Weka write to /dev/null, scikit-learn reads with filterkit's reader and writes nothing; "
         '"in memory" is the vectorizer\'s `fit_transform` alone, timed inside the same runs.  The same tokens '
         "everywhere: Weka's delimiters, lowercased (char_wb: scikit-learn's character n-grams 2-5 within words, "
-        "lowercased; hashing: 2**16 columns, HashingVectorizer(alternate_sign=False, norm=None); min-df 2, max-df "
-        "0.5: every word in 2 documents or more and in half of them or fewer); the vectorizers keep every word, "
-        'filterkit the 1,000 most frequent per class (Weka\'s default) or, in the jobs "all words" and min-df, '
+        "lowercased; hashing: 2**16 columns, HashingVectorizer(alternate_sign=False, norm=None), filterkit's named "
+        "by their most frequent tokens, or with number names `#COLUMN` (`--hash-names number`: no fit pass); min-df "
+        "2, max-df 0.5: every word in 2 documents or more and in half of them or fewer); the vectorizers keep every "
+        'word, filterkit the 1,000 most frequent per class (Weka\'s default) or, in the jobs "all words" and min-df, '
         "every word.  Ratio, in filterkit's row: the in-memory vectorizer's wall and CPU seconds ÷ filterkit's end "
         "to end (3 or more: filterkit reads, fits, transforms and writes three times as fast as the vectorizer "
         "alone).  The scikit-learn rows follow the first job that uses them.",
