@@ -224,7 +224,7 @@ class WordVector(KeptPass, Updatable, Explainable):
             raise FilterkitError("option --hash-names number: it names hashed columns, so it takes --hash BITS")
         if not self.learns and self.params["stopwords"] not in (None, BUILT_IN_STOPWORDS):
             raise FilterkitError(
-                f"option --stopwords: with --hash-names number nothing is fitted to hold a file's words, and a model "
+                "option --stopwords: with --hash-names number nothing is fitted to hold a file's words, and a model "
                 f"opens no file it names: give --stopwords {BUILT_IN_STOPWORDS}, or --hash-names token"
             )
         if self.params["hash"] is not None:
@@ -301,7 +301,8 @@ class WordVector(KeptPass, Updatable, Explainable):
         """``--hash-names number``'s state, whole at prepare: no words, no counts, every column named by its number
         (``PREFIX#COLUMN``), and the stop words of ``--stopwords`` (none or Weka's, which a model saves)."""
         self.stop_words = self._given_stop_words()
-        self.words, self.columns, self.collisions = [], np.zeros(0, dtype=np.int64), 0
+        self.words: list[str] = []
+        self.columns, self.collisions = np.zeros(0, dtype=np.int64), 0
         self.document_counts, self.n_documents = np.zeros(0, dtype=np.int64), 0
         self._layout()
 
