@@ -4,7 +4,7 @@
                                         [--formats arff,jsonl]     # builds first when not built; then summarizes
     python benchmarks/multilabel.py build [--inputs …]
     python benchmarks/multilabel.py summarize [--inputs …]
-    python benchmarks/multilabel.py thresholds [--inputs …] [--min-positives N]   # §11.1: each rule's cuts
+    python benchmarks/multilabel.py thresholds [--inputs …] [--min-positives N] [--route NAME]   # §11.1
 
 ``build`` takes bookworm main's long descriptions as benchmarks/corpora.py makes them (``apt-cache dumpavail``
 joined to ``Translation-en`` in apt lists of its own under ``--inputs/apt``) with each package's ``Tag:`` field,
@@ -26,16 +26,15 @@ formats' files as the same bytes and that both runs gave the same results, recom
 from its ``--predictions`` rows with ``sklearn.metrics``, and prints the tables of docs/RESULTS.md §11 with
 the paired tests against scikit-learn (Wilcoxon over the labels' F1, McNemar on the test rows' label sets).
 
-``thresholds`` (docs/RESULTS.md §11.1) evaluates ``THRESHOLD_ROUTE`` with ``THRESHOLD_SETTINGS`` under each of
-``THRESHOLD_RULES``: ``filterkit evaluate --test …`` for the fixed cut, MEKA's PCut and ``--svm-threshold f1``;
-``--svm-threshold micro-macro`` by :func:`micro_macro_route`, evaluate's label loop with the joint cut
-(``filterkit.thresholds.cut_label_set``) that evaluate does not make yet, in a process of its own.  Each
-rule's CPU is its process's (user + system; one BLAS thread in each, as the console script has it), and its
-measures, the paired tests against the fixed cut and PCut (Wilcoxon over the labels' F1, McNemar on the rows'
-label sets) and the label cardinality it predicts come from its predictions; :func:`micro_macro_route`'s cuts
-before the joint one are checked to predict what evaluate's ``f1`` does.  ``--min-positives N`` builds the corpus
-with the tags of at least N training documents as labels (rarer labels, where Lin & Lin's rule is meant to act)
-in a folder ``--inputs`` of its own, whose apt lists are those of the default folder.
+``thresholds`` (docs/RESULTS.md §11.1) evaluates a route (``--route``, a name of ``CHAINS``; by default
+``THRESHOLD_ROUTE``) with ``THRESHOLD_SETTINGS`` under each of ``THRESHOLD_RULES``, one ``filterkit evaluate
+--test …`` each: the SVM's own decisions (the margin's sign, as LibMultiLabel's one-vs-rest baseline decides),
+Platt's 0.5 (the fixed cut, filterkit's default), MEKA's PCut, ``--svm-threshold f1`` and ``micro-macro``.
+Each rule's CPU is its process's (user + system; one BLAS thread, as the console script has it), and its measures,
+the paired tests against the margin, the fixed cut and PCut (Wilcoxon over the labels' F1, McNemar on the rows'
+label sets) and the label cardinality it predicts come from its predictions.  ``--min-positives N`` builds the
+corpus with the tags of at least N training documents as labels (rarer labels, where Lin & Lin's rule is meant to
+act) in a folder ``--inputs`` of its own, whose apt lists are those of the default folder.
 """
 
 from __future__ import annotations
@@ -43,7 +42,6 @@ from __future__ import annotations
 import argparse
 import csv
 import json
-import os
 import subprocess
 import sys
 import time
@@ -73,13 +71,15 @@ def selection(metric: str, how: str) -> str:
 #: (``shape`` per label, or toward each word's most informative label), on the README's words (1,000 in all on
 #: multi-label data: ``words`` keeps its 1,000 per class over all rows when there is no class); tf·idf on every
 #: word, as TfidfVectorizer keeps them; and BNS and χ² selection of 1,000 of every word by max, mean and Forman's
-#: round robin.  ``shape`` on every word is left out: a copy of each of ~28,000 words per label is ~970,000
+#: round robin; and the route issue 77 named, BNS weights toward each word's best label (thresholds only).  ``shape``
+#: on every word is left out: a copy of each of ~28,000 words per label is ~970,000
 #: features.
 CHAINS = {
     "tf·idf": f"{WORDS} idf --presence --multiply l2",
     "shape bns l2": f"{WORDS} shape bns l2",
     "shape max bns l2": f"{WORDS} shape --multiclass max bns l2",
     "tf·idf (all words)": f"{ALL_WORDS} idf --presence --multiply l2",
+    "bns max l2": f"{WORDS} bns --combine max l2",
     "BNS max": selection("bns", "--combine max"),
     "BNS mean": selection("bns", "--combine mean"),
     "BNS round robin": selection("bns", "--per-label"),
@@ -91,22 +91,25 @@ CHAINS = {
 #: on 35 labels, a copy of each word per label (~35,000 features), is the costly one (37 minutes here, against 2
 #: for ``shape max``, which shapes each word once, toward its most informative label), so each runs alone.
 RUNS = {
-    "selection": [name for name in CHAINS if not name.startswith("shape")],
+    "selection": [name for name in CHAINS if not name.startswith(("shape", "bns"))],
     "shape": ["tf·idf", "shape max bns l2"],
     "shape-copies": ["tf·idf", "shape bns l2"],
 }
 #: The runs made on both formats when ``--formats`` is not given (the others on MEKA ARFF alone).
 BOTH_FORMATS = ("selection",)
-#: ``thresholds``: the route whose labels are cut, evaluate's settings for it (train's C search) and each rule's
-#: evaluate options (None: :func:`micro_macro_route`, which evaluate cannot run yet).
+#: ``thresholds``: the default route whose labels are cut, evaluate's settings for it (train's C search) and each
+#: rule's evaluate options, the baselines first.
 THRESHOLD_ROUTE = "tf·idf (all words)"
 THRESHOLD_SETTINGS = {"c_by": "f1", "c_search": "early"}
-THRESHOLD_RULES: dict[str, list[str] | None] = {
+THRESHOLD_RULES: dict[str, list[str]] = {
+    "margin": ["--svm-decision", "margin"],
     "fixed": [],
     "pcut": ["--threshold", "pcut"],
     "f1": ["--svm-threshold", "f1"],
-    "micro-macro": None,
+    "micro-macro": ["--svm-threshold", "micro-macro"],
 }
+#: The rules each rule is tested against (:func:`summarize_thresholds`).
+THRESHOLD_BASELINES = ("margin", "fixed", "pcut")
 
 
 def debtags(record: dict[str, str]) -> list[str]:
@@ -265,120 +268,57 @@ def children_cpu() -> float:
     return used.ru_utime + used.ru_stime
 
 
-def run_threshold(inputs: Path, rule: str) -> dict:
-    """``THRESHOLD_ROUTE`` under ``rule`` on the MEKA files, in a process of its own: its labels, test truth and
-    predicted label sets, CPU and wall seconds, the load before it; kept under ``--inputs/results``."""
+def run_threshold(inputs: Path, route: str, rule: str) -> dict:
+    """``route`` under ``rule`` on the MEKA files, in a process of its own: its labels, test truth and predicted
+    label sets, CPU and wall seconds, the load before it; kept under ``--inputs/results``."""
     data, results = inputs / "data", inputs / "results"
-    target = results / f"thresholds-{rule}.json"
+    slug = "" if route == THRESHOLD_ROUTE else "".join(c if c.isalnum() else "-" for c in route) + "-"
+    target = results / f"thresholds-{slug}{rule}.json"
     if target.exists():
         return json.loads(target.read_text())
     results.mkdir(parents=True, exist_ok=True)
-    options = THRESHOLD_RULES[rule]
-    if options is None:
-        command = [sys.executable, str(Path(__file__).resolve()), "micro-macro-route", "--inputs", str(inputs)]
-    else:
-        settings = [f"--svm-{name.replace('_', '-')}={value}" for name, value in THRESHOLD_SETTINGS.items()]
-        command = ["filterkit", "evaluate", "--json", "--quiet", "--test", str(data / f"{STEM}-test.arff")]
-        command += ["--predictions", str(target.with_suffix(".csv")), *settings, *options]
-        command += [str(data / f"{STEM}-train.arff"), *CHAINS[THRESHOLD_ROUTE].split()]
+    settings = [f"--svm-{name.replace('_', '-')}={value}" for name, value in THRESHOLD_SETTINGS.items()]
+    command = ["filterkit", "evaluate", "--json", "--quiet", "--test", str(data / f"{STEM}-test.arff")]
+    command += ["--predictions", str(target.with_suffix(".csv")), *settings, *THRESHOLD_RULES[rule]]
+    command += [str(data / f"{STEM}-train.arff"), *CHAINS[route].split()]
     load, cpu, started = Path("/proc/loadavg").read_text().split()[:3], children_cpu(), time.time()
-    # one BLAS thread, as filterkit's console script starts itself (filterkit.ownership.limit_blas_threads)
-    environment = {**os.environ, "OPENBLAS_NUM_THREADS": "1"} if options is None else None
-    finished = subprocess.run(command, capture_output=True, text=True, check=True, env=environment)
+    finished = subprocess.run(command, capture_output=True, text=True, check=True)
     found = {"seconds": round(time.time() - started, 1), "cpu": round(children_cpu() - cpu, 2), "load": load}
-    if options is None:
-        found.update(json.loads(finished.stdout))
-    else:
-        labels = json.loads(finished.stdout)["settings"]["labels"]
-        with open(target.with_suffix(".csv"), encoding="utf-8") as table:
-            rows = list(csv.DictReader(table))
-        found.update(labels=labels, truth=[r["truth"] for r in rows], predicted=[r["predicted"] for r in rows])
+    labels = json.loads(finished.stdout)["settings"]["labels"]
+    with open(target.with_suffix(".csv"), encoding="utf-8") as table:
+        rows = list(csv.DictReader(table))
+    found.update(labels=labels, truth=[r["truth"] for r in rows], predicted=[r["predicted"] for r in rows])
     target.write_text(json.dumps(found) + "\n")
     return found
 
 
-def micro_macro_route(inputs: Path) -> dict:
-    """evaluate's ``--test`` route of ``THRESHOLD_ROUTE`` with ``--svm-threshold micro-macro`` as
-    ``filterkit.evaluation_targets.label_fold`` fits it (the chain on the training rows, an svm per label), then
-    the label set's joint cut (``filterkit.thresholds.cut_label_set``): the labels, the test rows' truth and
-    predicted label sets, and those each label's own cut (f1's) predicted before the joint one."""
+def summarize_thresholds(inputs: Path, route: str) -> str:
+    """§11.1's table for ``route``: per rule of ``THRESHOLD_RULES`` its measures, labels a row, CPU, and the paired
+    tests against each of ``THRESHOLD_BASELINES``."""
     import numpy as np
 
-    from filterkit.classifying import CheckedClassifier, classifier_matrix
-    from filterkit.evaluation import opened_input
-    from filterkit.evaluation_targets import fitted_label_chain, known_label_rows
-    from filterkit.formats import FormatOptions
-    from filterkit.plugins import load_plugins, running_registry
-    from filterkit.progress import Progress
-    from filterkit.schema import take_rows
-    from filterkit.tasks import Settings, read_rows, task_of
-    from filterkit.thresholds import cut_label_set
-
-    params = {**THRESHOLD_SETTINGS, "threshold": "micro-macro"}
-    settings, registry = Settings(classifier_params=params), load_plugins()
-    files = [str(inputs / "data" / f"{STEM}-{part}.arff") for part in ("train", "test")]
-    with running_registry(lambda: registry):
-        with (
-            opened_input(files[0], None, "", None, FormatOptions()) as (source, name),
-            opened_input(files[1], None, "", None, FormatOptions()) as (test, test_name),
-        ):
-            task = task_of(source.schema, settings)
-            data, training_rows = read_rows(source, name, test, test_name, settings, Progress())
-            dataset, known = known_label_rows(source.schema, data, task.targets, task.named)
-        train, tested = np.flatnonzero(known < training_rows), np.flatnonzero(known >= training_rows)
-        chain = registry.parse_chain(CHAINS[THRESHOLD_ROUTE])
-        fitted, left_out = fitted_label_chain(registry, dataset, chain, chain.stages, train)
-        schema = fitted.output_schema
-        train_features, test_features = (
-            classifier_matrix(schema, next(iter(fitted.transform([take_rows(dataset.data, rows)]))), left_out)
-            for rows in (train, tested)
-        )
-        truth, calls = dataset.truth[train], []
-        for column in truth.T:  # every label of the corpus has training positives and negatives
-            calls.append(CheckedClassifier(registry, "svm", params))
-            calls[-1]("fit", train_features, column.astype(np.int64), settings.seed)
-        own = np.column_stack([call("predict", test_features) for call in calls])
-        cut_label_set([call.classifier for call in calls], truth, dataset.labels)
-        joint = np.column_stack([call("predict", test_features) for call in calls])
-
-    def sets(rows) -> list[str]:
-        return ["|".join(label for label, on in zip(dataset.labels, row) if on) for row in rows]
-
-    return {
-        "labels": list(dataset.labels),
-        "truth": sets(dataset.truth[tested]),
-        "predicted": sets(joint),
-        "own_cuts_predicted": sets(own),
-    }
-
-
-def summarize_thresholds(inputs: Path) -> str:
-    """§11.1's table: per rule of ``THRESHOLD_RULES`` its measures, labels a row, CPU, and the paired tests
-    against the fixed cut and PCut; whether :func:`micro_macro_route`'s own cuts predicted as evaluate's f1."""
-    import numpy as np
-
-    found = {rule: run_threshold(inputs, rule) for rule in THRESHOLD_RULES}
+    found = {rule: run_threshold(inputs, route, rule) for rule in THRESHOLD_RULES}
     labels = found["fixed"]["labels"]
     assert all(entry["labels"] == labels and entry["truth"] == found["fixed"]["truth"] for entry in found.values())
     truth = label_matrix(found["fixed"]["truth"], labels)
     predicted = {rule: label_matrix(entry["predicted"], labels) for rule, entry in found.items()}
     scored = {rule: measures(truth, matrix) for rule, matrix in predicted.items()}
-    same = found["micro-macro"]["own_cuts_predicted"] == found["f1"]["predicted"]
     lines = [corpus_line(inputs)] if (inputs / "data" / "sizes.json").exists() else []
     lines += [
-        f"micro_macro_route's cuts before the joint one predict {'as' if same else 'OTHERWISE than'} evaluate's f1.",
+        f"Route `{CHAINS[route]}`.",
         "; ".join(
             f"{rule} {entry['seconds']} s wall (load {' '.join(entry['load'])})" for rule, entry in found.items()
         ),
         "",
         "| rule | micro-F1 | macro-F1 | Hamming loss | subset accuracy | labels a row | CPU s | per-label F1 against "
-        "fixed: Δ, W/T/L, Wilcoxon p | against PCut | label sets right only under it / only under fixed, McNemar p |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "the margin: Δ, W/T/L, Wilcoxon p | against fixed | against PCut | label sets right only under it / only "
+        "under fixed, McNemar p |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for rule, values in scored.items():
         cells = [f"{values[key]:.{4 if key == 'hamming_loss' else 3}f}" for key in MEASURES]
         cells += [f"{predicted[rule].sum(axis=1).mean():.2f}", f"{found[rule]['cpu']:.1f}"]
-        for other in ("fixed", "pcut"):
+        for other in THRESHOLD_BASELINES:
             over, _ = paired_tests(truth, (values, predicted[rule]), (scored[other], predicted[other]))
             cells.append(
                 f"{over['difference']:+.3f}, {over['wins']}/{over['ties']}/{over['losses']}, {over['wilcoxon_p']:.2g}"
@@ -581,7 +521,7 @@ def summarize(inputs: Path) -> str:
 def main() -> None:
     global MIN_TRAINING_POSITIVES
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("action", choices=("build", "run", "summarize", "thresholds", "micro-macro-route"))
+    parser.add_argument("action", choices=("build", "run", "summarize", "thresholds"))
     parser.add_argument("--inputs", type=Path, default=DEFAULT_INPUTS)
     parser.add_argument("--formats", help="of arff, jsonl (run; default: arff, and jsonl for the selection run)")
     parser.add_argument("--runs", default=",".join(RUNS), help="of selection, shape, shape-copies (run)")
@@ -591,6 +531,7 @@ def main() -> None:
         default=MIN_TRAINING_POSITIVES,
         help="the training documents a tag needs to be a label (build; §11's corpus: the default)",
     )
+    parser.add_argument("--route", choices=CHAINS, default=THRESHOLD_ROUTE, help="the chain cut (thresholds)")
     args = parser.parse_args()
     args.inputs.mkdir(parents=True, exist_ok=True)
     MIN_TRAINING_POSITIVES = args.min_positives
@@ -600,9 +541,7 @@ def main() -> None:
         if not (args.inputs / "data" / "sizes.json").exists():
             share_apt_lists(args.inputs)
             build(args.inputs)
-        print(summarize_thresholds(args.inputs))
-    elif args.action == "micro-macro-route":
-        print(json.dumps(micro_macro_route(args.inputs)))
+        print(summarize_thresholds(args.inputs, args.route))
     elif args.action == "run":
         run(args.inputs, args.runs.split(","), args.formats.split(",") if args.formats else None)
         print(summarize(args.inputs))

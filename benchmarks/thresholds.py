@@ -22,6 +22,8 @@ The features, the same for every route: the chain ``FEATURES`` fitted on the tra
   search), Platt's probability cut at 0.5 (``--svm-threshold fixed``, the default).
 - ``f1``: the same with ``--svm-threshold f1``: the cut where the F1 of those same out-of-fold rows is highest
   (no fit beyond ``fixed``'s).
+- ``f1-early``: ``f1`` with ``--svm-c-search early`` (train's default search: C walked up from 0.01 until the
+  inner F1 stops rising).
 - ``grid``: ``GridSearchCV(LinearSVC(), {"C": the same five}, scoring="f1", cv=5)``, refit, ``predict``.
 - ``tuned``: that search, then ``TunedThresholdClassifierCV(LinearSVC(C=best C), scoring="f1", cv=5)`` (its
   defaults: 100 cuts between the extreme decision values, 5 stratified folds, refit on every row): six fits
@@ -62,13 +64,16 @@ DEFAULT_INPUTS = HERE / ".inputs" / "thresholds"
 HEADING = "## Binary thresholds against TunedThresholdClassifierCV (`thresholds.py`)"
 FEATURES = "words --counts --lowercase --stopwords weka shape bns l2"
 C_VALUES = (0.01, 0.1, 1, 10, 100)
-ROUTES = ("fixed", "f1", "grid", "tuned")
+ROUTES = ("fixed", "f1", "f1-early", "grid", "tuned")
 ROUTE_NAMES = {
     "fixed": "(a) filterkit svm, fixed cut",
     "f1": "(b) filterkit svm, `--svm-threshold f1`",
+    "f1-early": "(b′) (b) with `--svm-c-search early`",
     "grid": "(c) GridSearchCV(LinearSVC)",
     "tuned": "(d) TunedThresholdClassifierCV",
 }
+#: The routes run by ``filterkit evaluate``.
+FILTERKIT_ROUTES = ("fixed", "f1", "f1-early")
 #: Each task: its data file stem under corpora.py's data folder, and the positive class.
 TASKS = {name: (stem, positive) for name, stem, positive in corpora.TASKS if positive is not None}
 
@@ -190,7 +195,9 @@ def route_command(route: str, paths: dict[str, Path], task: str, class_name: str
         "--svm-c-values",
         ",".join(str(value) for value in C_VALUES),
         "--svm-threshold",
-        route,
+        route.removesuffix("-early"),
+        "--svm-c-search",
+        "early" if route.endswith("-early") else "full",
         "--test",
         str(paths["test"]),
         "--predictions",
@@ -212,7 +219,7 @@ def run_route(route: str, paths: dict[str, Path], task: str, class_name: str, fo
     output = folder / f"{paths['train'].parent.name}.{route}.out"
     wall, _, cpu = measure(route_command(route, paths, task, class_name, output), output)
     found = json.loads(output.read_text())
-    if route in ("fixed", "f1"):
+    if route in FILTERKIT_ROUTES:
         with open(output.with_suffix(".csv"), encoding="utf-8") as table:
             rows = list(csv.DictReader(table))
         classifier = found["classifier"][0]
@@ -264,7 +271,8 @@ def format_report(runs: dict[tuple[str, str], list[dict]], sizes: dict, repeats:
         "and applied to the test file (the chain's CPU, shared by every route, is not in the routes' seconds).  "
         "(a)/(b): `filterkit evaluate --test` on those features, an empty chain, `--jobs 1 --svm-c-by f1`, "
         "C over 0.01–100 by the F1 of 5 inner folds' out-of-fold rows, the cut Platt's 0.5 (a) or the F1-best "
-        "out-of-fold cut (b); (c): `GridSearchCV(LinearSVC(), C, scoring='f1', cv=5)`; (d): (c)'s search, then "
+        "out-of-fold cut (b), every C scored; (b′) as (b) with `--svm-c-search early` (train's default); "
+        "(c): `GridSearchCV(LinearSVC(), C, scoring='f1', cv=5)`; (d): (c)'s search, then "
         "`TunedThresholdClassifierCV(LinearSVC(C=best), scoring='f1', cv=5)`.  CPU: user + system of the "
         "route's process and children (`wait4`), the process's start and reading included; "
         "`OPENBLAS_NUM_THREADS=1` for (c)/(d), as filterkit sets for itself.  C, cut and test F1: "
@@ -291,8 +299,7 @@ def format_report(runs: dict[tuple[str, str], list[dict]], sizes: dict, repeats:
                 f"| {f1:.3f}{f1_range(found)} | {precision:.3f} | {recall:.3f} | {median_of(found, 'cpu'):.2f} "
                 f"| {median_of(found, 'wall'):.2f} |"
             )
-        if "f1" in measured and "tuned" in measured:
-            verdicts.append(verdict(task, measured))
+        verdicts += [verdict(task, measured, ours) for ours in ("f1", "f1-early") if {ours, "tuned"} <= set(measured)]
     missing = [f"{task} {route}" for (task, route), found in runs.items() if not found]
     lines.append("")
     if missing:
@@ -301,21 +308,21 @@ def format_report(runs: dict[tuple[str, str], list[dict]], sizes: dict, repeats:
         "Issue 77's goal per task: test F1 of (b) ≥ (d)'s, and (b)'s CPU < (d)'s; McNemar's exact test of the test "
         "rows' decisions (rows right only under one route / only under the other, two-sided p).",
         "",
-        "| task | F1 (b) − (d) | CPU (b) ÷ (d) | (b) vs (d): McNemar | (b) vs (a): F1, McNemar | goal |",
-        "|---|---|---|---|---|---|",
+        "| task | route | F1 (b) − (d) | CPU (b) ÷ (d) | (b) vs (d): McNemar | (b) vs (a): F1, McNemar | goal |",
+        "|---|---|---|---|---|---|---|",
         *verdicts,
     ]
     return "\n".join(lines) + "\n"
 
 
-def verdict(task: str, measured: dict[str, list[dict]]) -> str:
-    """One task's row of the goal's table."""
-    ours, theirs = median_round(measured["f1"]), median_round(measured["tuned"])
+def verdict(task: str, measured: dict[str, list[dict]], route: str) -> str:
+    """One task's row of the goal's table for ``route``, (b) or (b′)."""
+    ours, theirs = median_round(measured[route]), median_round(measured["tuned"])
     truths = ours["truths"]
     assert truths == theirs["truths"], f"{task}: the routes' test rows differ"
     ours_f1 = f1_precision_recall(truths, ours["decisions"])[0]
     theirs_f1 = f1_precision_recall(truths, theirs["decisions"])[0]
-    ratio = median_of(measured["f1"], "cpu") / median_of(measured["tuned"], "cpu")
+    ratio = median_of(measured[route], "cpu") / median_of(measured["tuned"], "cpu")
     only_ours, only_theirs, p = corpora.mcnemar(truths, ours["decisions"], theirs["decisions"])
     against_fixed = ""
     if "fixed" in measured:
@@ -326,7 +333,8 @@ def verdict(task: str, measured: dict[str, list[dict]]) -> str:
     held = ours_f1 >= theirs_f1 and ratio < 1
     reason = [] if held else (["F1 lower"] if ours_f1 < theirs_f1 else []) + (["CPU not less"] if ratio >= 1 else [])
     return (
-        f"| {task} | {ours_f1 - theirs_f1:+.3f} | {ratio:.2f}× | {only_ours} / {only_theirs}, p {p:.2g} "
+        f"| {task} | {ROUTE_NAMES[route].split()[0]} | {ours_f1 - theirs_f1:+.3f} | {ratio:.2f}× "
+        f"| {only_ours} / {only_theirs}, p {p:.2g} "
         f"| {against_fixed} | {'holds' if held else 'not met: ' + ', '.join(reason)} |"
     )
 
