@@ -281,17 +281,44 @@ def test_evaluate_reports_the_cost_of_its_held_out_decisions(run_filterkit, tmp_
     assert re.search(rf"minmax +1 +{recomputed:g} +{recomputed / rows:.4f} +{rows}\n", table), table
 
 
-def test_the_cross_validated_cost_is_the_folds_summed_and_the_cut_the_least_out_of_fold_cost(run_filterkit, tmp_path):
+def test_the_cross_validated_cost_is_the_folds_summed_in_every_report(run_filterkit, tmp_path):
     path = _written(tmp_path, CREDIT_COSTS)
     argv = ("evaluate", "--json", "--svm-c-values", "1", REAL / "credit-g.arff", "minmax")
     costed = json.loads(run_filterkit(*argv[:2], "--svm-costs", path, *argv[2:]).stdout)
     plain = json.loads(run_filterkit(*argv).stdout)
-    assert "costs" not in plain and costed["costs"]["rows"] == 1000
-    assert costed["costs"]["total"] == sum(costed["costs"]["per_fold"])
+    assert "costs" not in plain and costed["costs"]["rows"] == 1000 and len(costed["costs"]["per_fold"]) == 10
+    total = sum(costed["costs"]["per_fold"])
+    assert costed["costs"]["total"] == total and costed["costs"]["average"] == total / 1000
     # a bad customer taken for good is dear: the cut finds more of them than the fixed one
     assert costed["recall"] > plain["recall"]
-    for fit in costed["classifier"]:
-        assert fit["threshold_cost"] >= 0 and "threshold" in fit
+    report = tmp_path / "report.html"
+    assert run_filterkit("evaluate", "--svm-costs", path, "--report", report, *argv[2:]).status == 0
+    cells = f"<tr><th>minmax</th><td>1</td><td>{total:.10g}</td><td>{total / 1000:.4f}</td><td>1000</td></tr>"
+    assert cells in report.read_text()
+
+
+@pytest.mark.parametrize("multiclass", [True, False])
+def test_the_fits_recorded_cost_is_that_of_its_out_of_fold_decisions(tmp_path, multiclass):
+    from filterkit.costs import cut_by_costs, cut_task_by_costs
+    from filterkit_plugins.classifiers import LinearSVM
+
+    generator = np.random.default_rng(2)
+    classes = generator.integers(0, 3 if multiclass else 2, 150)
+    features = generator.normal(size=(150, 4)) + np.eye(4)[classes] * 1.5
+    path = str(_written(tmp_path, IRIS_COSTS if multiclass else CREDIT_COSTS))
+    svm = LinearSVM(c_values="1", costs=path)
+    if multiclass:
+        svm.fit_multiclass(features, classes, 3, 1)
+        cut_by_costs(svm, ["a", "b", "c"], [0, 1, 2])
+        decided = np.argmax(svm.cost_scores - svm.thresholds, axis=1)
+    else:
+        svm.fit(features, classes, 1)
+        cut_task_by_costs(svm, ["good", "bad"], 1)
+        decided = (svm.cost_scores[:, 0] >= svm.thresholds[0]).astype(np.int64)
+    costs = read_cost_matrix(path)
+    assert svm.describe()["threshold_cost"] == total_cost(costs, classes, decided)
+    fixed = np.argmax(svm.cost_scores, axis=1) if multiclass else (svm.cost_scores[:, 0] >= 0.5).astype(np.int64)
+    assert total_cost(costs, classes, decided) < total_cost(costs, classes, fixed)
 
 
 def _train(run_filterkit, tmp_path, costs: str, *argv):
@@ -360,6 +387,9 @@ def test_a_loaded_model_never_opens_the_cost_file_even_a_fifo_at_its_path(run_fi
         assert result.status == 1 and "update does not merge" in result.stderr
     else:
         assert result.status == 0, result.stderr
+    if command == "explain":  # the cut the cost matrix chose, as f1's is shown
+        threshold = filterkit.load_model(model).classifier.classifier.thresholds[0]
+        assert f", threshold {threshold:.3g})" in result.stdout.decode().splitlines()[0]
 
 
 def test_a_model_predicts_after_its_cost_file_is_gone_as_it_did_before(run_filterkit, tmp_path):
