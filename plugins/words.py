@@ -117,6 +117,7 @@ class WordVector(KeptPass, Updatable, Explainable):
         {},
         {"min_df": "2", "max_df": "0.9", "counts": True},
         {"char_ngrams": "2-4", "hash": 8, "lowercase": True},
+        {"hash": 6, "hash_names": "number", "stopwords": "weka"},
     )
     summary = "Documents (string attributes) to word vectors, as Weka's StringToWordVector."
     options = (
