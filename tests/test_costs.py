@@ -368,6 +368,14 @@ def _watched_fifo(path):
     return opened, stop
 
 
+def test_a_bad_cost_file_leaves_no_model(run_filterkit, tmp_path):
+    path = _written(tmp_path, "2 2\n0 x\n1 0\n")
+    model = tmp_path / "model.json"
+    result = run_filterkit("train", "-o", model, "--svm-costs", path, REAL / "credit-g.arff", "minmax")
+    assert result.status == 1 and not model.exists()
+    assert result.stderr == f"filterkit: error: {path}:2: option --svm-costs: 'x' is not a finite cost ≥ 0\n"
+
+
 @pytest.mark.parametrize("command", ["predict", "explain", "export", "update"])
 def test_a_loaded_model_never_opens_the_cost_file_even_a_fifo_at_its_path(run_filterkit, tmp_path, command):
     model, path = _train(run_filterkit, tmp_path, CREDIT_COSTS, GRAIN, "words", "l2")
