@@ -281,6 +281,7 @@ def test_evaluate_reports_the_cost_of_its_held_out_decisions(run_filterkit, tmp_
     assert re.search(rf"minmax +1 +{recomputed:g} +{recomputed / rows:.4f} +{rows}\n", table), table
 
 
+@pytest.mark.slow  # three 10-fold evaluations of credit-g and an HTML report
 def test_the_cross_validated_cost_is_the_folds_summed_in_every_report(run_filterkit, tmp_path):
     path = _written(tmp_path, CREDIT_COSTS)
     argv = ("evaluate", "--json", "--svm-c-values", "1", REAL / "credit-g.arff", "minmax")
