@@ -259,22 +259,25 @@ def _prediction_costs(predictions: str, labels: list[str], costs: np.ndarray, po
     return total
 
 
-@pytest.mark.parametrize("multiclass", [True, False])
-def test_evaluate_reports_the_cost_of_its_held_out_decisions(run_filterkit, tmp_path, multiclass):
+@pytest.mark.parametrize("positive", [None, "bad", "good"])
+def test_evaluate_reports_the_cost_of_its_held_out_decisions(run_filterkit, tmp_path, positive):
+    """Multi-class (None) and each class of a binary task as the positive one: the matrix's rows and columns follow
+    the labels, not the task."""
+    multiclass = positive is None
     data = REAL / ("iris.arff" if multiclass else "credit-g.arff")
     test = tmp_path / "test.arff"
     test.write_bytes(data.read_bytes())
     path = _written(tmp_path, IRIS_COSTS if multiclass else CREDIT_COSTS)
     predictions = tmp_path / "predictions.csv"
     argv = ["--svm-c-values", "1", "--svm-costs", path, "--test", test, "--predictions", predictions]
-    argv += ["--multiclass"] if multiclass else []
+    argv += ["--multiclass"] if multiclass else ["--positive", positive]
     result = run_filterkit("evaluate", "--json", *argv, data, "minmax")
     assert result.status == 0, result.stderr
     document = json.loads(result.stdout)
     entry = document["results"][0] if multiclass else document
     labels = ["Iris-setosa", "Iris-versicolor", "Iris-virginica"] if multiclass else ["good", "bad"]
     costs = read_cost_matrix(str(path))
-    recomputed = _prediction_costs(predictions.read_text(), labels, costs, None if multiclass else "bad")
+    recomputed = _prediction_costs(predictions.read_text(), labels, costs, positive)
     rows = 150 if multiclass else 1000
     assert entry["costs"] == {"total": recomputed, "average": recomputed / rows, "rows": rows, "per_fold": [recomputed]}
     table = run_filterkit("evaluate", *argv, data, "minmax").stdout.decode()
