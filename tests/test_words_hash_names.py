@@ -170,3 +170,16 @@ def test_the_scikit_learn_adapter_names_columns_by_number_and_counts_as_token_na
     assert (values != by_tokens.fit_transform(texts)).nnz == 0 and values.nnz > 1000
     assert numbered.get_feature_names_out().tolist() == [f"#{column}" for column in range(256)]
     assert (numbered.partial_fit(texts).transform(texts) != values).nnz == 0
+
+
+def test_a_hash_model_saved_before_the_option_loads_with_token_names(folder):
+    model = trained(folder, "before", "--positive", "1", GRAIN, *shlex.split(NUMBERED_CHAIN.replace("number", "token")))
+    document = json.loads(model.read_text(encoding="utf-8"))
+    stage = document["stages"][0]
+    del stage["params"]["hash_names"], stage["state"]["fitted_options"]["hash_names"]
+    older = folder / "older.json"
+    older.write_text(json.dumps(document), encoding="utf-8")
+    predicted = [run_filterkit("predict", path, GRAIN) for path in (model, older)]
+    assert predicted[0].status == 0 and predicted[0].stdout == predicted[1].stdout, predicted[1].stderr
+    explained = run_filterkit("explain", "--json", "--top", "3", older, GRAIN).stdout.splitlines()
+    assert any(not word["word"].startswith("#") for word in json.loads(explained[0])["words"])
