@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import itertools
 import math
 import os
 from dataclasses import dataclass
@@ -580,9 +581,21 @@ def worker_registry(plugins_dir):
     return load_plugins(plugins_dir)
 
 
-def score_in_worker(plugins_dir, score, dataset, arguments: tuple, settings: Settings) -> dict:
-    """``score`` (a :class:`~filterkit.tasks.Fits`' fold) of one fit's ``arguments``, in a worker process."""
-    return score(worker_registry(plugins_dir), dataset, *arguments, settings)
+def score_in_worker(plugins_dir, score, dataset, arguments: tuple, settings: Settings, files=None) -> dict:
+    """``score`` (a :class:`~filterkit.tasks.Fits`' fold) of one fit's ``arguments``, in a worker process; on a
+    Dask worker, the files the options name read as the client read them (``files``: :func:`checked_dask_engine`)."""
+    with sent_with_task(files):
+        return score(worker_registry(plugins_dir), dataset, *arguments, settings)
+
+
+def sent_with_task(files: dict | None):
+    """A block in which options read ``files`` (:func:`filterkit.distributed.sent_files`), none where None (a
+    local worker process reads the client's own file system)."""
+    if files is None:
+        return contextlib.nullcontext()
+    from filterkit.distributed import sent_files
+
+    return sent_files(files)
 
 
 @contextlib.contextmanager
@@ -591,12 +604,14 @@ def _dask_results(registry, plugins_dir, fits: Fits, chains, settings: Settings,
     workers), in their order; the rows are sent to every worker once."""
     from filterkit.distributed import results_in_order
 
-    with checked_dask_engine(registry, plugins_dir, chains, settings, cluster, progress) as engine:
+    with checked_dask_engine(registry, plugins_dir, chains, settings, cluster, progress) as (engine, files):
         client = engine.client
         (shared,) = client.scatter([fits.dataset], broadcast=True)
         yield results_in_order(
             [
-                client.submit(score_in_worker, engine.plugins_dir, fits.score, shared, arguments, settings, pure=False)
+                client.submit(
+                    score_in_worker, engine.plugins_dir, fits.score, shared, arguments, settings, files, pure=False
+                )
                 for arguments in fits.arguments
             ]
         )
@@ -606,16 +621,20 @@ def _dask_results(registry, plugins_dir, fits: Fits, chains, settings: Settings,
 def checked_dask_engine(registry, plugins_dir, chains, settings: Settings, cluster: tuple, progress):
     """A :class:`~filterkit.distributed.DaskEngine` on ``cluster``'s scheduler (None: a local cluster of its
     workers) whose workers, on a scheduler, have every stage of ``chains`` and ``settings``' classifier as this
-    process has them (:meth:`~filterkit.distributed.DaskEngine.check_workers`), for fits sent as tasks."""
-    from filterkit.distributed import DaskEngine
+    process has them (:meth:`~filterkit.distributed.DaskEngine.check_workers`), for fits sent as tasks; and the
+    files the options of those stages and of the classifier name, read here once, for the tasks to read in place
+    of their worker's file system (a ``--stopwords`` or ``--svm-costs`` file: :func:`score_in_worker`)."""
+    from filterkit.distributed import DaskEngine, files_of
 
     scheduler, workers = cluster
     classifier = registry.classifiers[settings.classifier]
+    configured = CheckedClassifier(registry, settings.classifier, settings.classifier_params).classifier
     with DaskEngine.connect(scheduler, plugins_dir, 0, progress, workers=workers) as engine:
+        stages = []
         for chain in chains:
-            stages = [registry.make_stage(name, params) for name, params in chain.stages]
-            engine.check_workers(Chain(stages), classifier)
-        yield engine
+            stages.append([registry.make_stage(name, params) for name, params in chain.stages])
+            engine.check_workers(Chain(stages[-1]), classifier)
+        yield engine, files_of([*itertools.chain.from_iterable(stages), configured])
 
 
 def result_document(chains, tasks, settings: Settings, grouped: dict, settings_json: dict, ratios: dict) -> dict:

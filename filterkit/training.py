@@ -405,11 +405,13 @@ class FoldRunner:
         self.stack = contextlib.ExitStack()
         self.shipped: Any = None
         self.client: Any = None
+        #: on Dask, the files the options name, as this process read them (sent with every task)
+        self.files: dict | None = None
 
     def __enter__(self) -> "FoldRunner":
         if self.engine == "dask":
             chains, settings, progress = self.checked
-            engine = self.stack.enter_context(
+            engine, self.files = self.stack.enter_context(
                 evaluation.checked_dask_engine(
                     self.registry, self.plugins_dir, chains, settings, self.cluster, progress
                 )
@@ -434,7 +436,9 @@ class FoldRunner:
 
             yield from results_in_order(
                 [
-                    self.client.submit(_on_dask, self.plugins_dir, function, self.shipped, arguments, pure=False)
+                    self.client.submit(
+                        _on_dask, self.plugins_dir, function, self.shipped, arguments, self.files, pure=False
+                    )
                     for arguments in calls
                 ]
             )
@@ -463,10 +467,11 @@ def _in_worker(plugins_dir, shipped: str, function: Callable, arguments: tuple) 
         return None, error
 
 
-def _on_dask(plugins_dir, function: Callable, dataset: Dataset, arguments: tuple):
+def _on_dask(plugins_dir, function: Callable, dataset: Dataset, arguments: tuple, files: dict):
     """``function`` of ``arguments`` in a Dask task, on the rows sent to its worker and the plugins of
-    ``plugins_dir`` (loaded once a worker process)."""
-    return function(evaluation.worker_registry(plugins_dir), dataset, *arguments)
+    ``plugins_dir`` (loaded once a worker process), the files its options name as the client read them."""
+    with evaluation.sent_with_task(files):
+        return function(evaluation.worker_registry(plugins_dir), dataset, *arguments)
 
 
 def flat_fold(registry: Registry, dataset: Dataset, chain: ChainSpec, task: str, train, test, folds: int) -> tuple:

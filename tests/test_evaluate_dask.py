@@ -131,3 +131,39 @@ def test_workers_with_another_version_of_the_classifier_are_refused_before_any_f
         rf"'filterkit-arff {version}\.client'; install the same version everywhere\n",
         result.stderr,
     ), result.stderr
+
+
+def test_tasks_read_the_files_options_name_as_the_client_read_them(
+    run_filterkit, dask_scheduler, tmp_path, monkeypatch
+):
+    # The paths are relative to the client's folder, which is not the workers' (they started before the chdir):
+    # a task that opened them on its worker's file system would not find them.
+    monkeypatch.chdir(tmp_path)
+    Path("costs.cost").write_text("% iris: a virginica taken for a versicolor costs 5\n3 3\n0 1 1\n1 0 1\n1 5 0\n")
+    Path("stop.txt").write_text("the\nof\nand\nsaid\n")
+    runs = [
+        (
+            "evaluate",
+            "-q",
+            "--json",
+            "--folds",
+            "3",
+            "--multiclass",
+            "--svm-c-values",
+            "1",
+            "--svm-costs",
+            "costs.cost",
+        ),
+        ("evaluate", "-q", "--json", "--folds", "3", "--svm-c-values", "1", "--svm-inner-folds", "2"),
+    ]
+    chains = [(IRIS, "minmax"), (REUTERS, "words", "--lowercase", "--stopwords", "stop.txt", "l2")]
+    found = []
+    for run, chain in zip(runs, chains):
+        here = run_filterkit(*run, *chain)
+        assert here.status == 0, here.stderr
+        on_dask = run_filterkit(*run, "--engine", "dask", "--scheduler", dask_scheduler, *chain)
+        assert on_dask.status == 0, on_dask.stderr
+        assert on_dask.stdout == here.stdout
+        found.append(json.loads(here.stdout))
+    costs = found[0]["results"][0]["costs"]
+    assert costs["rows"] == 150 and costs["total"] == sum(costs["per_fold"]) > 0

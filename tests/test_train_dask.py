@@ -178,3 +178,15 @@ def test_the_public_train_refuses_placements_the_command_refuses(placed, message
 
     with pytest.raises(ValueError, match=f"^{re.escape(message)}"):
         filterkit.train(str(IRIS), ["l2"], multiclass=True, **placed)
+
+
+def test_selection_tasks_read_the_client_s_option_files(run_filterkit, dask_scheduler, tmp_path, monkeypatch):
+    # Relative to the client's folder, not the workers' (started before the chdir): a task that opened the stop
+    # words on its worker's file system would not find them.
+    monkeypatch.chdir(tmp_path)
+    Path("stop.txt").write_text("the\nof\nand\nsaid\n")
+    chains = ("--compare", "words --lowercase --stopwords stop.txt l2", "words --stopwords stop.txt bns l2")
+    engines = {"local": ("--jobs", "1"), "dask": on_scheduler(dask_scheduler)}
+    written = models(run_filterkit, tmp_path, engines, ("--positive", "1"), GRAIN_SAMPLE, chains)
+    assert written["dask"] == written["local"]
+    assert '"stopwords"' in written["local"].decode()
