@@ -15,7 +15,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from filterkit.errors import FilterkitError
-from filterkit.stage import OPTION_FILE_BYTES, option_file
+from filterkit.option_files import OPTION_FILE_BYTES, option_file
 from filterkit.thresholds import cost_cut, cost_offsets
 
 #: A cost as written: digits with a decimal point or an exponent, no sign but ``+``, no inf or nan (Java's
@@ -23,14 +23,20 @@ from filterkit.thresholds import cost_cut, cost_offsets
 _COST = re.compile(r"\+?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][-+]?[0-9]+)?")
 #: The size line's numbers, as Java's ``Integer.parseInt`` takes them (here: no sign).
 _SIZE = re.compile(r"[0-9]+")
+#: What separates a line's numbers: Java's ``StringTokenizer`` blanks, as Weka's reader splits them (not the other
+#: characters ``str.split`` takes for white space, such as a no-break space).
+_BLANKS = re.compile(r"[ \t\f]+")
+#: The largest cost: a total over 10^8 rows stays finite, and whole costs sum exactly up to 2^53.
+MOST_COST = 1e12
 
 
 def read_cost_matrix(path: str) -> np.ndarray:
     """The cost matrix of the file ``path`` (rows: the actual class, columns: the decided one), as Weka 3.6's
     ``CostMatrix(Reader)`` reads it: lines starting with ``%`` and blank lines skipped, first "ROWS COLUMNS" (equal),
-    then one line of numbers per row.  Stricter than Weka where it would read a file wrongly or not at all: each
-    cost a finite number ≥ 0, no token beyond a row's, no line after the last row; Weka's expressions and Matlab's
-    one-line form ``[0 1; 10 0]`` (which Weka 3.6's ``-m`` refuses too) are refused.  A one-line FilterkitError
+    then one line of numbers per row, split at Java's blanks (space, tab, form feed).  Stricter than Weka where it
+    would read a file wrongly or not at all: each cost a number from 0 to :data:`MOST_COST`, no token beyond a
+    row's, no line after the last row; Weka's expressions and Matlab's one-line form ``[0 1; 10 0]`` (which Weka
+    3.6's ``-m`` refuses too) are refused.  A one-line FilterkitError
     naming the file and line."""
     try:
         data = option_file(path)
@@ -44,7 +50,7 @@ def read_cost_matrix(path: str) -> np.ndarray:
     rows: list[list[float]] = []
     lines = re.split("\r\n|\r|\n", text.removeprefix("\ufeff"))
     for number, line in enumerate(lines, start=1):
-        words = line.split()
+        words = [word for word in _BLANKS.split(line) if word]
         if not words or line.startswith("%"):
             continue
         if not size:
@@ -82,8 +88,8 @@ def _row(words: list[str], size: int, path: str, number: int) -> list[float]:
     if len(words) != size:
         raise FilterkitError(f"option --svm-costs: {len(words)} costs in a row of a {size}×{size} matrix", path, number)
     for word in words:
-        if not _COST.fullmatch(word) or not np.isfinite(float(word)):
-            raise FilterkitError(f"option --svm-costs: {word!r} is not a finite cost ≥ 0", path, number)
+        if not _COST.fullmatch(word) or not float(word) <= MOST_COST:
+            raise FilterkitError(f"option --svm-costs: {word!r} is not a cost from 0 to {MOST_COST:g}", path, number)
     return [float(word) for word in words]
 
 
@@ -151,7 +157,8 @@ def cut_task_by_costs(classifier, labels: Sequence[str], positive: int) -> None:
 
 def loaded_costs(state: dict, columns: int) -> tuple[list[str] | None, np.ndarray | None]:
     """An svm's saved ``cost_labels`` and ``cost_matrix`` (both or neither; None, None for neither): ``columns``
-    labels (strings) and a matrix of ``columns`` × ``columns`` finite costs ≥ 0; a one-line FilterkitError else."""
+    labels (strings) and a matrix of ``columns`` × ``columns`` costs from 0 to :data:`MOST_COST`; a one-line
+    FilterkitError else."""
     labels, matrix = state.get("cost_labels"), state.get("cost_matrix")
     if labels is None and matrix is None:
         return None, None
@@ -159,8 +166,8 @@ def loaded_costs(state: dict, columns: int) -> tuple[list[str] | None, np.ndarra
         costs = np.asarray(matrix, dtype=np.float64)
     except (TypeError, ValueError):
         raise FilterkitError("svm: 'cost_matrix' is not an array of numbers") from None
-    if costs.shape != (columns, columns) or not (np.isfinite(costs).all() and (costs >= 0).all()):
-        raise FilterkitError(f"svm: 'cost_matrix' is not {columns}×{columns} finite costs ≥ 0")
+    if costs.shape != (columns, columns) or not ((costs >= 0).all() and (costs <= MOST_COST).all()):
+        raise FilterkitError(f"svm: 'cost_matrix' is not {columns}×{columns} costs from 0 to {MOST_COST:g}")
     if not isinstance(labels, list) or len(labels) != columns or not all(isinstance(x, str) for x in labels):
         raise FilterkitError(f"svm: 'cost_labels' is not a list of {columns} labels")
     return labels, costs

@@ -42,6 +42,7 @@ from filterkit.arff.writer import ArffWriter
 from filterkit.errors import DASK_INSTALL_HINT, FilterkitError
 from filterkit.formats import ARFF, FormatOptions, format_of, registered
 from filterkit.labels import meka_layout, taken_columns
+from filterkit.option_files import files_of, sent_files
 from filterkit.outputs import OutputFile, append_rest, publish_file
 from filterkit.ownership import STOPPING_SIGNALS, owns_process
 from filterkit.partitions import (
@@ -60,7 +61,7 @@ from filterkit.progress import Progress
 from filterkit.runner import Chain, guarded
 from filterkit.running import OutputForm, OutputTarget, new_rows_relation, output_stream
 from filterkit.schema import Chunk, Schema
-from filterkit.stage import GIVEN_FILES, Provenance, option_file
+from filterkit.stage import Provenance
 from filterkit.version import __version__
 
 
@@ -188,32 +189,6 @@ def worker_inventory(plugins_dir: str | None) -> dict:
         "stages": provenances(registry.stages),
         "classifiers": provenances(registry.classifiers),
     }
-
-
-def files_of(stages) -> dict[str, bytes | OSError]:
-    """The files the options of ``stages`` name (``Option.names_file``), read by the client to send
-    with the tasks: each one's bytes, or the OSError reading it gave, which a task raises as the client would."""
-    files: dict[str, bytes | OSError] = {}
-    for stage in stages:
-        for option in stage.options:
-            path = stage.params.get(option.name)
-            if option.names_file and isinstance(path, str):
-                try:
-                    files[path] = option_file(path)
-                except OSError as error:
-                    files[path] = error
-    return files
-
-
-@contextlib.contextmanager
-def sent_files(files: dict[str, bytes | OSError]):
-    """Within the block (a task), :func:`filterkit.stage.option_file` reads ``files`` (path → bytes, or
-    the OSError the client's read gave), the ones the client sent, and never the worker's file system."""
-    token = GIVEN_FILES.set(files)
-    try:
-        yield
-    finally:
-        GIVEN_FILES.reset(token)
 
 
 def _partition_statistics(recipe: ChainRecipe, partition: Partition | RecordPartition, number: int):

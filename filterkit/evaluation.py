@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import itertools
 import math
 import os
 from dataclasses import dataclass
@@ -44,6 +43,7 @@ from filterkit.measures import (
     summarize_multiclass,
 )
 from filterkit.metrics import minority_class
+from filterkit.option_files import GIVEN_FILES, files_of, sent_files
 from filterkit.reports import Evaluation
 from filterkit.runner import Chain, class_hint, resolve_class
 from filterkit.schema import NOMINAL, Chunk, Schema, check_positive, take_rows
@@ -137,6 +137,7 @@ def evaluate(
         test, test_name = stack.enter_context(opened_input(test, test_name, "<test>", None, reading, source.schema))
         task = task_of(source.schema, settings)
         registry = load_plugins(plugins_dir) if registry is None else registry
+        stack.enter_context(sent_files(option_files(registry, chains, settings)))
         progress = Progress() if progress is None else progress
         fits_of = target_fits if task.kind == LABEL_SET else class_fits
         fits = fits_of(task, (source, name, test, test_name), chains, settings, progress)
@@ -524,8 +525,9 @@ def _pooled_results(jobs: int, plugins_dir, fits: Fits, shipped: str, settings: 
 
     sizes = [len(arguments[-2]) for arguments in fits.arguments]  # a fit's arguments end (training rows, test rows)
     order = sorted(range(len(sizes)), key=lambda position: -sizes[position])  # stable: the given order on a tie
+    files = GIVEN_FILES.get()
     sent = Parallel(n_jobs=jobs, return_as="generator")(
-        delayed(score_shipped)(plugins_dir, fits.score, shipped, fits.arguments[position], settings)
+        delayed(score_shipped)(plugins_dir, fits.score, shipped, fits.arguments[position], settings, files)
         for position in order
     )
     incoming = zip(order, sent)
@@ -564,11 +566,11 @@ def worker_dataset(path: str):
         return pickle.load(stream)
 
 
-def score_shipped(plugins_dir, score, shipped: str, arguments: tuple, settings: Settings) -> tuple:
+def score_shipped(plugins_dir, score, shipped: str, arguments: tuple, settings: Settings, files=None) -> tuple:
     """(result, None) of :func:`score_in_worker` on the rows of the file ``shipped`` (:func:`shipped_dataset`),
     or (None, the error it raised)."""
     try:
-        return score_in_worker(plugins_dir, score, worker_dataset(shipped), arguments, settings), None
+        return score_in_worker(plugins_dir, score, worker_dataset(shipped), arguments, settings, files), None
     except Exception as error:  # raised in the parent at the fit's turn (_pooled_results)
         return None, error
 
@@ -582,20 +584,18 @@ def worker_registry(plugins_dir):
 
 
 def score_in_worker(plugins_dir, score, dataset, arguments: tuple, settings: Settings, files=None) -> dict:
-    """``score`` (a :class:`~filterkit.tasks.Fits`' fold) of one fit's ``arguments``, in a worker process; on a
-    Dask worker, the files the options name read as the client read them (``files``: :func:`checked_dask_engine`)."""
-    with sent_with_task(files):
+    """``score`` (a :class:`~filterkit.tasks.Fits`' fold) of one fit's ``arguments``, in a worker process, the files
+    its options name read as the run read them (``files``: :func:`option_files`)."""
+    with sent_files(files):
         return score(worker_registry(plugins_dir), dataset, *arguments, settings)
 
 
-def sent_with_task(files: dict | None):
-    """A block in which options read ``files`` (:func:`filterkit.distributed.sent_files`), none where None (a
-    local worker process reads the client's own file system)."""
-    if files is None:
-        return contextlib.nullcontext()
-    from filterkit.distributed import sent_files
-
-    return sent_files(files)
+def option_files(registry, chains, settings: Settings) -> dict[str, bytes | OSError]:
+    """The files the options of ``chains``' stages and of ``settings``' classifier name (a ``--stopwords`` list, an
+    ``--svm-costs`` matrix), read once, before any fit (:mod:`filterkit.option_files`)."""
+    stages = [registry.make_stage(name, params) for chain in chains for name, params in chain.stages]
+    classifier = CheckedClassifier(registry, settings.classifier, settings.classifier_params).classifier
+    return files_of([*stages, classifier])
 
 
 @contextlib.contextmanager
@@ -604,7 +604,8 @@ def _dask_results(registry, plugins_dir, fits: Fits, chains, settings: Settings,
     workers), in their order; the rows are sent to every worker once."""
     from filterkit.distributed import results_in_order
 
-    with checked_dask_engine(registry, plugins_dir, chains, settings, cluster, progress) as (engine, files):
+    files = GIVEN_FILES.get()
+    with checked_dask_engine(registry, plugins_dir, chains, settings, cluster, progress) as engine:
         client = engine.client
         (shared,) = client.scatter([fits.dataset], broadcast=True)
         yield results_in_order(
@@ -621,20 +622,16 @@ def _dask_results(registry, plugins_dir, fits: Fits, chains, settings: Settings,
 def checked_dask_engine(registry, plugins_dir, chains, settings: Settings, cluster: tuple, progress):
     """A :class:`~filterkit.distributed.DaskEngine` on ``cluster``'s scheduler (None: a local cluster of its
     workers) whose workers, on a scheduler, have every stage of ``chains`` and ``settings``' classifier as this
-    process has them (:meth:`~filterkit.distributed.DaskEngine.check_workers`), for fits sent as tasks; and the
-    files the options of those stages and of the classifier name, read here once, for the tasks to read in place
-    of their worker's file system (a ``--stopwords`` or ``--svm-costs`` file: :func:`score_in_worker`)."""
-    from filterkit.distributed import DaskEngine, files_of
+    process has them (:meth:`~filterkit.distributed.DaskEngine.check_workers`), for fits sent as tasks."""
+    from filterkit.distributed import DaskEngine
 
     scheduler, workers = cluster
     classifier = registry.classifiers[settings.classifier]
-    configured = CheckedClassifier(registry, settings.classifier, settings.classifier_params).classifier
     with DaskEngine.connect(scheduler, plugins_dir, 0, progress, workers=workers) as engine:
-        stages = []
         for chain in chains:
-            stages.append([registry.make_stage(name, params) for name, params in chain.stages])
-            engine.check_workers(Chain(stages[-1]), classifier)
-        yield engine, files_of([*itertools.chain.from_iterable(stages), configured])
+            stages = [registry.make_stage(name, params) for name, params in chain.stages]
+            engine.check_workers(Chain(stages), classifier)
+        yield engine
 
 
 def result_document(chains, tasks, settings: Settings, grouped: dict, settings_json: dict, ratios: dict) -> dict:

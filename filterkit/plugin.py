@@ -70,6 +70,7 @@ _HOMES = {
     "filterkit.formats.record_format": ("RecordFormat",),
     "filterkit.plugins": ("Format", "Stemmer"),
     "filterkit.saved_state": ("ATTRIBUTES", "FEATURES", "StateArray", "invalid_state"),
+    "filterkit.option_files": ("option_file",),
     "filterkit.schema": ("DATE", "NOMINAL", "NUMERIC", "RELATIONAL", "STRING", "Attribute", "Chunk", "Schema"),
     "filterkit.stage": (
         "Accepts",
@@ -83,7 +84,6 @@ _HOMES = {
         "feature_positions",
         "map_features",
         "numeric_features",
-        "option_file",
         "scale_features",
         "stored_in_features",
     ),
@@ -120,6 +120,7 @@ if TYPE_CHECKING:  # the same names, for type checkers (tests/test_plugin_api.py
     from filterkit.hookspecs import hookimpl as hookimpl
     from filterkit.metrics import Metric as Metric
     from filterkit.metrics import Vocabulary as Vocabulary
+    from filterkit.option_files import option_file as option_file
     from filterkit.plugins import Format as Format
     from filterkit.plugins import Stemmer as Stemmer
     from filterkit.saved_state import ATTRIBUTES as ATTRIBUTES
@@ -145,7 +146,6 @@ if TYPE_CHECKING:  # the same names, for type checkers (tests/test_plugin_api.py
     from filterkit.stage import feature_positions as feature_positions
     from filterkit.stage import map_features as map_features
     from filterkit.stage import numeric_features as numeric_features
-    from filterkit.stage import option_file as option_file
     from filterkit.stage import scale_features as scale_features
     from filterkit.stage import stored_in_features as stored_in_features
     from filterkit.stage_parts import nonzero_entries as nonzero_entries

@@ -16,8 +16,6 @@ model saves for ``filterkit update``) and :class:`Explainable` (counts behind it
 
 from __future__ import annotations
 
-import contextvars
-import errno
 import functools
 import re
 import warnings
@@ -751,30 +749,3 @@ def numeric_features(schema: Schema, class_index: int | None) -> np.ndarray:
     """Positions of the numeric attributes other than the class."""
     numeric = schema.positions_of(NUMERIC)
     return numeric[numeric != (-1 if class_index is None else class_index)]  # a new array, the caller's
-
-
-#: The files options name as a run gives them (path as given → the bytes, or the OSError reading them gave),
-#: read by :func:`option_file` instead of the file system when set: the Dask engine's tasks get what the client
-#: read (:mod:`filterkit.distributed`), and a path it did not send is not looked up on the worker.
-GIVEN_FILES: contextvars.ContextVar[dict[str, bytes | OSError] | None] = contextvars.ContextVar(
-    "filterkit_given_files", default=None
-)
-
-
-#: The most :func:`option_file` reads of a file (one byte more tells a larger file).
-OPTION_FILE_BYTES = 64 << 20
-
-
-def option_file(path: str) -> bytes:
-    """The first :data:`OPTION_FILE_BYTES` + 1 bytes of the file an option names: as the run gives
-    them (:data:`GIVEN_FILES`), else from the file system (OSError as ``open`` raises it)."""
-    given = GIVEN_FILES.get()
-    if given is None:
-        with open(path, "rb") as stream:
-            return stream.read(OPTION_FILE_BYTES + 1)
-    read = given.get(path)
-    if read is None:
-        raise FileNotFoundError(errno.ENOENT, "not sent with the task (only the files its options name are)", path)
-    if isinstance(read, OSError):
-        raise read
-    return read

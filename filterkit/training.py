@@ -25,6 +25,7 @@ from filterkit.contract import declared
 from filterkit.errors import FilterkitError
 from filterkit.evaluation import MULTICLASS_TASK, ChainSpec, CheckedClassifier, Dataset, Settings
 from filterkit.formats import FormatOptions
+from filterkit.option_files import GIVEN_FILES, sent_files
 from filterkit.plugins import Registry, load_plugins
 from filterkit.reports import Evaluation
 from filterkit.schema import STRING, Schema
@@ -140,55 +141,60 @@ def train(
     params = {**classifier_class.trained_defaults, **settings.classifier_params}
     settings = dataclasses.replace(settings, classifier_params=params)
     reading = FormatOptions(settings.class_spec) if reading is None else reading
-    with evaluation.opened_input(source, name, "<data>", input_format, reading) as (opened, name):
-        data_task = task_of(opened.schema, settings)
-        if data_task.kind == LABEL_SET and search == "flat":
-            raise FilterkitError("--search flat is made for a class's task (binary or --multiclass), not for labels")
-        if data_task.kind == LABEL_SET:
-            return train_labels(
-                registry,
-                (opened, name),
-                data_task,
-                chains,
-                settings,
-                (progress, warn),
-                (candidate_folds, (jobs, engine, (scheduler, workers), plugins_dir)),
+    with sent_files(evaluation.option_files(registry, chains or [], settings)):  # read once a run
+        with evaluation.opened_input(source, name, "<data>", input_format, reading) as (opened, name):
+            data_task = task_of(opened.schema, settings)
+            if data_task.kind == LABEL_SET and search == "flat":
+                raise FilterkitError(
+                    "--search flat is made for a class's task (binary or --multiclass), not for labels"
+                )
+            if data_task.kind == LABEL_SET:
+                return train_labels(
+                    registry,
+                    (opened, name),
+                    data_task,
+                    chains,
+                    settings,
+                    (progress, warn),
+                    (candidate_folds, (jobs, engine, (scheduler, workers), plugins_dir)),
+                )
+            progress.expect(planned_steps(chains, search))
+            dataset, _ = evaluation.read_dataset(opened, name, None, "", settings, progress)
+            recorded = opened.reading
+        dataset = evaluation.known_class_rows(dataset)
+        task = trained_task(dataset, settings, name)
+        if chains is None:
+            several = task == MULTICLASS_TASK and present_classes(dataset) > 2
+            chains = default_candidates(dataset.schema, registry, several)
+        candidates = []
+        searched: dict = {}
+        placed = (jobs, engine, (scheduler, workers), plugins_dir)
+        if search == "flat":
+            candidates = flat_candidate_scores(
+                dataset, chains, task, settings, registry, name, candidate_folds, placed, (progress, warn)
             )
-        progress.expect(planned_steps(chains, search))
-        dataset, _ = evaluation.read_dataset(opened, name, None, "", settings, progress)
-        recorded = opened.reading
-    dataset = evaluation.known_class_rows(dataset)
-    task = trained_task(dataset, settings, name)
-    if chains is None:
-        chains = default_candidates(dataset.schema, registry, task == MULTICLASS_TASK and present_classes(dataset) > 2)
-    candidates = []
-    searched: dict = {}
-    placed = (jobs, engine, (scheduler, workers), plugins_dir)
-    if search == "flat":
-        candidates = flat_candidate_scores(
-            dataset, chains, task, settings, registry, name, candidate_folds, placed, (progress, warn)
-        )
-        chosen = best_candidate(chains, candidates)
-        grid = CheckedClassifier(registry, settings.classifier, settings.classifier_params).classifier.params[
-            "c_values"
-        ]
-        picked = c_value_text(grid, candidates[chains.index(chosen)]["C"])
-        settings = dataclasses.replace(settings, classifier_params={**settings.classifier_params, "c_values": picked})
-        searched = {"search": "flat", "search_c_values": grid}
-    elif len(chains) > 1:
-        candidates = candidate_scores(
-            dataset, chains, settings, registry, name, candidate_folds, placed, (progress, warn)
-        )
-        chosen = best_candidate(chains, candidates)
-    else:
-        chosen = chains[0]
-    with progress.working(f"fitting '{chosen.text}' and the classifier on all {dataset.data.n_rows:,} rows", True):
-        model = _fitted_model(registry, dataset, chosen, task, settings, recorded, candidates, searched)
-    if warn is not None:
-        for text in model.chain.warnings:
-            warn(one_line(text))
-    progress.finish()
-    return model
+            chosen = best_candidate(chains, candidates)
+            grid = CheckedClassifier(registry, settings.classifier, settings.classifier_params).classifier.params[
+                "c_values"
+            ]
+            picked = c_value_text(grid, candidates[chains.index(chosen)]["C"])
+            params = {**settings.classifier_params, "c_values": picked}
+            settings = dataclasses.replace(settings, classifier_params=params)
+            searched = {"search": "flat", "search_c_values": grid}
+        elif len(chains) > 1:
+            candidates = candidate_scores(
+                dataset, chains, settings, registry, name, candidate_folds, placed, (progress, warn)
+            )
+            chosen = best_candidate(chains, candidates)
+        else:
+            chosen = chains[0]
+        with progress.working(f"fitting '{chosen.text}' and the classifier on all {dataset.data.n_rows:,} rows", True):
+            model = _fitted_model(registry, dataset, chosen, task, settings, recorded, candidates, searched)
+        if warn is not None:
+            for text in model.chain.warnings:
+                warn(one_line(text))
+        progress.finish()
+        return model
 
 
 def planned_steps(chains: list[ChainSpec] | None, search: str = "nested") -> int:
@@ -405,13 +411,13 @@ class FoldRunner:
         self.stack = contextlib.ExitStack()
         self.shipped: Any = None
         self.client: Any = None
-        #: on Dask, the files the options name, as this process read them (sent with every task)
-        self.files: dict | None = None
+        #: the files the options name, as the run read them (:func:`~filterkit.evaluation.option_files`)
+        self.files = GIVEN_FILES.get()
 
     def __enter__(self) -> "FoldRunner":
         if self.engine == "dask":
             chains, settings, progress = self.checked
-            engine, self.files = self.stack.enter_context(
+            engine = self.stack.enter_context(
                 evaluation.checked_dask_engine(
                     self.registry, self.plugins_dir, chains, settings, self.cluster, progress
                 )
@@ -450,7 +456,7 @@ class FoldRunner:
         from joblib import Parallel, delayed
 
         sent = Parallel(n_jobs=self.jobs, return_as="generator")(
-            delayed(_in_worker)(self.plugins_dir, self.shipped, function, arguments) for arguments in calls
+            delayed(_in_worker)(self.plugins_dir, self.shipped, function, arguments, self.files) for arguments in calls
         )
         for result, error in sent:
             if error is not None:
@@ -458,11 +464,14 @@ class FoldRunner:
             yield result
 
 
-def _in_worker(plugins_dir, shipped: str, function: Callable, arguments: tuple) -> tuple:
+def _in_worker(plugins_dir, shipped: str, function: Callable, arguments: tuple, files: dict | None) -> tuple:
     """(result, None) of ``function`` in a worker process, on the rows of the file ``shipped`` and the plugins of
-    ``plugins_dir`` (each read once a process), or (None, the error it raised)."""
+    ``plugins_dir`` (each read once a process), the files its options name as the run read them, or (None, the
+    error it raised)."""
     try:
-        return function(evaluation.worker_registry(plugins_dir), evaluation.worker_dataset(shipped), *arguments), None
+        with sent_files(files):
+            dataset = evaluation.worker_dataset(shipped)
+            return function(evaluation.worker_registry(plugins_dir), dataset, *arguments), None
     except Exception as error:  # raised in the parent at the call's turn (FoldRunner.results)
         return None, error
 
@@ -470,7 +479,7 @@ def _in_worker(plugins_dir, shipped: str, function: Callable, arguments: tuple) 
 def _on_dask(plugins_dir, function: Callable, dataset: Dataset, arguments: tuple, files: dict):
     """``function`` of ``arguments`` in a Dask task, on the rows sent to its worker and the plugins of
     ``plugins_dir`` (loaded once a worker process), the files its options name as the client read them."""
-    with evaluation.sent_with_task(files):
+    with sent_files(files):
         return function(evaluation.worker_registry(plugins_dir), dataset, *arguments)
 
 

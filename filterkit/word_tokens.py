@@ -10,7 +10,7 @@ from typing import Callable, Iterable, Iterator
 from filterkit.arff.reader import JAVA_BLANKS
 from filterkit.errors import FilterkitError
 from filterkit.kernels import WordVocabulary
-from filterkit.stage import OPTION_FILE_BYTES, option_file
+from filterkit.option_files import OPTION_FILE_BYTES, option_file
 
 #: Weka's ``WordTokenizer`` delimiters, written with the escapes ``--delimiters`` reads.
 WEKA_DELIMITERS = " \\r\\n\\t.,;:'\"()?!"

@@ -231,7 +231,8 @@ class LinearSVM(Classifier):
             str,
             None,
             "A cost matrix in Weka's cost-file format (row: the actual class, column: the decided one): the cut "
-            "(k classes: per-class offsets) of the least total cost on the inner CV's out-of-fold rows.",
+            "of the least total cost on the inner CV's out-of-fold rows (k classes: per-class offsets that no "
+            "single offset's move makes cheaper, by coordinate descent).",
             names_file=True,
         ),
     )

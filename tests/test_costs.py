@@ -58,9 +58,11 @@ def test_a_weka_cost_file_is_read_row_by_actual_class(tmp_path):
         ("0 0\n", 1, "'0 0' is not 'ROWS COLUMNS'"),
         ("2 2\n0 1\n", 3, "1 rows of the 2 the matrix has"),
         ("2 2\n0 1 2\n1 0\n", 2, "3 costs in a row of a 2×2 matrix"),
-        ("2 2\n0 1\n-1 0\n", 3, "'-1' is not a finite cost ≥ 0"),
-        ("2 2\n0 1\nnan 0\n", 3, "'nan' is not a finite cost ≥ 0"),
-        ("2 2\n0 1\n1e999 0\n", 3, "'1e999' is not a finite cost ≥ 0"),
+        ("2 2\n0 1\n-1 0\n", 3, "'-1' is not a cost from 0 to 1e+12"),
+        ("2 2\n0 1\nnan 0\n", 3, "'nan' is not a cost from 0 to 1e+12"),
+        ("2 2\n0 1\n1e999 0\n", 3, "'1e999' is not a cost from 0 to 1e+12"),
+        ("2 2\n0 1\n1.7e308 0\n", 3, "'1.7e308' is not a cost from 0 to 1e+12"),
+        ("2 2\n0\u00a01\n1 0\n", 2, "1 costs in a row of a 2×2 matrix"),  # Java's blanks only, as Weka
         ("2 2\n0 1\n1 0\n1 1\n", 4, "a line after the 2 rows of the matrix"),
         ("[0 1; 5 0]\n", 1, "Matlab's one-line form is not read"),
     ],
@@ -78,7 +80,7 @@ def test_a_bad_cost_file_stops_evaluate_with_one_line_and_no_output(run_filterki
     report = tmp_path / "report.html"
     result = run_filterkit("evaluate", "--svm-costs", path, "--report", report, REAL / "credit-g.arff", "minmax")
     assert result.status == 1 and not report.exists()
-    assert result.stderr == f"filterkit: error: {path}:3: option --svm-costs: '-1' is not a finite cost ≥ 0\n"
+    assert result.stderr == f"filterkit: error: {path}:3: option --svm-costs: '-1' is not a cost from 0 to 1e+12\n"
 
 
 def test_costs_beside_another_threshold_rule_are_a_usage_error(run_filterkit, tmp_path):
@@ -377,7 +379,7 @@ def test_a_bad_cost_file_leaves_no_model(run_filterkit, tmp_path):
     model = tmp_path / "model.json"
     result = run_filterkit("train", "-o", model, "--svm-costs", path, REAL / "credit-g.arff", "minmax")
     assert result.status == 1 and not model.exists()
-    assert result.stderr == f"filterkit: error: {path}:2: option --svm-costs: 'x' is not a finite cost ≥ 0\n"
+    assert result.stderr == f"filterkit: error: {path}:2: option --svm-costs: 'x' is not a cost from 0 to 1e+12\n"
 
 
 @pytest.mark.parametrize("command", ["predict", "explain", "export", "update"])
@@ -427,7 +429,7 @@ def test_a_model_without_costs_saves_no_cost_key_and_loads_as_before(run_filterk
     ("state", "words"),
     [
         ({"cost_labels": ["a", "b"]}, "'cost_matrix' is not 2×2"),
-        ({"cost_labels": ["a", "b"], "cost_matrix": [[0, 1], [-1, 0]]}, "'cost_matrix' is not 2×2 finite costs"),
+        ({"cost_labels": ["a", "b"], "cost_matrix": [[0, 1], [-1, 0]]}, "'cost_matrix' is not 2×2 costs from 0"),
         ({"cost_labels": ["a"], "cost_matrix": [[0, 1], [1, 0]]}, "'cost_labels' is not a list of 2 labels"),
         ({"cost_matrix": [[0, 1], [1, 0]]}, "'cost_labels' is not a list of 2 labels"),
     ],
@@ -469,3 +471,50 @@ def test_the_cost_of_wekas_own_predictions_is_wekas_total_cost(tmp_path):
     assert len(pairs) == 214 and np.count_nonzero(actual != decided) > 50
     assert total_cost(costs, actual, decided) == total
     assert total_cost(costs, actual, decided) / len(pairs) == pytest.approx(average, abs=5e-5)
+
+
+def _served_once(path, text: str) -> threading.Thread:
+    """A FIFO at ``path`` whose one writer gives ``text`` to the first reader, then closes: a second open of it
+    would wait for a writer that never comes."""
+    os.mkfifo(path)
+
+    def serve():
+        with open(path, "w", encoding="utf-8") as stream:
+            stream.write(text)
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    return thread
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ("evaluate", "-q", "--json", "--folds", "3", "--jobs", "1"),
+        ("evaluate", "-q", "--json", "--folds", "3", "--jobs", "2"),
+        ("train", "-q", "-o", "MODEL", "--folds", "3", "--compare"),
+    ],
+    ids=["evaluate", "evaluate-jobs-2", "train-compare"],
+)
+def test_a_run_reads_its_option_files_once_before_any_fit(tmp_path, command):
+    # A pipe gives its bytes once: a fold that opened the file again would wait for a writer, or read nothing.
+    texts = {"costs": "2 2\n0 1\n5 0\n", "stop": "the\nof\nand\nsaid\n"}
+    outputs = []
+    for served in (False, True):
+        paths = {name: tmp_path / f"{name}-{served}" for name in texts}
+        for name, path in paths.items():
+            _served_once(path, texts[name]) if served else path.write_text(texts[name])
+        chain = f"words --lowercase --stopwords {paths['stop']} l2"
+        compare = command[-1] == "--compare"
+        chains = [chain, "words --lowercase l2"] if compare else chain.split()
+        arguments = [*command[: -1 if compare else None], "--svm-c-values", "1", "--svm-costs", str(paths["costs"])]
+        arguments += [*(command[-1:] if compare else ()), str(REAL / "reuters_grain_sample.arff"), *chains]
+        model = tmp_path / f"model-{served}.json"
+        arguments = [str(model) if argument == "MODEL" else argument for argument in arguments]
+        finished = subprocess.run(["filterkit", *arguments], capture_output=True, timeout=300, check=False)
+        assert finished.returncode == 0, finished.stderr.decode()
+        output = model.read_bytes() if compare else finished.stdout
+        for name, path in paths.items():
+            output = output.replace(str(path).encode(), name.encode())
+        outputs.append(output)
+    assert outputs[1] == outputs[0] and b'"threshold_cost"' in outputs[0]

@@ -16,12 +16,12 @@ import pytest
 from test_update import fitted, reuters_documents, split_arff
 
 from chain_helpers import REAL, without_comments
-from filterkit.distributed import DaskEngine, files_of, sent_files
+from filterkit.distributed import DaskEngine
+from filterkit.option_files import files_of, option_file, sent_files
 from filterkit.partitions import file_plan
 from filterkit.plugins import load_plugins
 from filterkit.runner import Chain
 from filterkit.sources import FileSource
-from filterkit.stage import option_file
 
 STOP_WORDS = "the\nof\nsaid\nwheat\n"
 #: What the stop word file becomes after the fit.
