@@ -421,6 +421,10 @@ class FilterkitTransformer(TransformerMixin, BaseEstimator):
         state = dict(state)
         saved = state.pop("stage_", None)
         super().__setstate__(state)
+        options = {option.name: option for option in _registry().stage(self._stage_name()).options}
+        for option, parameter in self.stage_parameters.items():  # one the pickle predates: as its models were
+            if not hasattr(self, parameter) and option in options:
+                setattr(self, parameter, options[option].value_before_it_existed)
         if saved is not None:
             self.stage_ = _restored(saved, self.input_schema_)
             self._fitted_transform()

@@ -709,6 +709,8 @@ class WordVector(KeptPass, Updatable, Explainable):
                 raise invalid_state(self, f"{uppercase!r} is not lowercase, yet the words were lowercased")
         if np.any(self.document_counts > n_documents):
             raise invalid_state(self, "a word is held by more documents than 'n_documents'")
+        if not self.learns and (words or n_documents or state.get("columns") or state.get("collisions")):
+            raise invalid_state(self, "with --hash-names number nothing is fitted, yet it holds words or documents")
         self._load_stop_words(state.get("stopwords"))
         if self.n_columns:
             self._load_columns(state.get("columns"), state.get("collisions"), len(words))

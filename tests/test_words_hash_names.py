@@ -183,3 +183,43 @@ def test_a_hash_model_saved_before_the_option_loads_with_token_names(folder):
     assert predicted[0].status == 0 and predicted[0].stdout == predicted[1].stdout, predicted[1].stderr
     explained = run_filterkit("explain", "--json", "--top", "3", older, GRAIN).stdout.splitlines()
     assert any(not word["word"].startswith("#") for word in json.loads(explained[0])["words"])
+
+
+@pytest.mark.parametrize("edit", ["words of a token model", "number names on a token model"])
+def test_a_number_model_holding_words_is_refused(folder, edit):
+    names = "number" if edit == "words of a token model" else "token"
+    model = trained(
+        folder, f"held-{names}", "--positive", "1", GRAIN, *shlex.split(NUMBERED_CHAIN.replace("number", names))
+    )
+    document = json.loads(model.read_text(encoding="utf-8"))
+    stage = document["stages"][0]
+    if names == "number":
+        stage["state"].update(words=["wheat"], document_counts=[1], n_documents=5, columns=[3], collisions=0)
+    else:
+        stage["params"]["hash_names"] = stage["state"]["fitted_options"]["hash_names"] = "number"
+    model.write_text(json.dumps(document), encoding="utf-8")
+    run = run_filterkit("predict", model, GRAIN)
+    assert run.status == 1 and run.stdout == b""
+    assert "with --hash-names number nothing is fitted, yet it holds words or documents" in run.stderr
+
+
+def test_check_stage_round_trips_the_model_of_a_stage_that_learns_nothing():
+    from filterkit.testing import StageCheckError, check_stage
+
+    class Misloaded(WordVector):  # loads one stop word more than it saved ("row": every note of check_stage's rows)
+        def load_state(self, state):
+            super().load_state({**state, "stopwords": [*state["stopwords"], "row"]})
+
+    with pytest.raises(StageCheckError, match="model round trip"):
+        check_stage(Misloaded, hash=6, hash_names="number", stopwords="weka")
+
+
+def test_an_adapter_pickled_before_the_option_unpickles_with_token_names():
+    texts = np.array(grain_texts(), dtype=object).reshape(-1, 1)
+    fitted = transformer_for("words")(hash=6, counts=True).fit(texts)
+    state = fitted.__getstate__()
+    del state["hash_names"]  # as a pickle written before the option existed holds it
+    older = type(fitted).__new__(type(fitted))
+    older.__setstate__(state)
+    assert older.hash_names == "token" and (older.transform(texts) != fitted.transform(texts)).nnz == 0
+    assert older.get_feature_names_out().tolist() == fitted.get_feature_names_out().tolist()
