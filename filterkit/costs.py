@@ -21,8 +21,8 @@ from filterkit.thresholds import cost_cut, cost_offsets
 #: A cost as written: digits with a decimal point or an exponent, no sign but ``+``, no inf or nan (Java's
 #: ``Double.valueOf`` takes those, and a cost must be finite and not negative).
 _COST = re.compile(r"\+?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][-+]?[0-9]+)?")
-#: The size line's numbers, as Java's ``Integer.parseInt`` takes them (here: no sign).
-_SIZE = re.compile(r"[0-9]+")
+#: The size line's numbers, as Java's ``Integer.parseInt`` takes them (here: no sign, at most 9 digits).
+_SIZE = re.compile(r"[0-9]{1,9}")
 #: What separates a line's numbers: Java's ``StringTokenizer`` blanks, as Weka's reader splits them (not the other
 #: characters ``str.split`` takes for white space, such as a no-break space).
 _BLANKS = re.compile(r"[ \t\f]+")

@@ -37,13 +37,14 @@ def option_file(path: str) -> bytes:
 
 
 def files_of(configured) -> dict[str, bytes | OSError]:
-    """The files the options of ``configured`` (stages, a classifier) name (``Option.names_file``), read once:
-    each one's bytes, or the OSError reading it gave, which a fit raises as a read of its own would."""
+    """The files the options of ``configured`` (stages, a classifier) name (``Option.names_file``; not a value of
+    its ``built_in``), read once: each one's bytes, or the OSError reading it gave, which a fit raises as a read of
+    its own would."""
     files: dict[str, bytes | OSError] = {}
     for plugin in configured:
         for option in plugin.options:
             path = plugin.params.get(option.name)
-            if option.names_file and isinstance(path, str) and path not in files:
+            if option.names_file and isinstance(path, str) and path not in files and path not in option.built_in:
                 try:
                     files[path] = option_file(path)
                 except OSError as error:

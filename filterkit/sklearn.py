@@ -425,6 +425,10 @@ class FilterkitTransformer(TransformerMixin, BaseEstimator):
         for option, parameter in self.stage_parameters.items():  # one the pickle predates: as its models were
             if not hasattr(self, parameter) and option in options:
                 setattr(self, parameter, options[option].value_before_it_existed)
+        signature = inspect.signature(type(self).__init__).parameters
+        for parameter in self._get_param_names():  # an adapter's own (label_names): its default
+            if not hasattr(self, parameter):
+                setattr(self, parameter, signature[parameter].default)
         if saved is not None:
             self.stage_ = _restored(saved, self.input_schema_)
             self._fitted_transform()

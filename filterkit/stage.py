@@ -51,6 +51,9 @@ class Option:
     #: sends with the fitting tasks; what it read goes into the stage's state, so that no fitted stage (a
     #: model's) opens the file again.
     names_file: bool = False
+    #: With ``names_file``, the values that name no file but a list the stage holds (``words --stopwords weka``):
+    #: never read as a path (a file of that name in the working folder may be anything, a FIFO).
+    built_in: tuple[str, ...] = ()
     #: A bool option's flag for False (default: ``--no-NAME``).
     off_flag: str = ""
 

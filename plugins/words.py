@@ -141,6 +141,7 @@ class WordVector(KeptPass, Updatable, Explainable):
             f"Leave out stop words: '{BUILT_IN_STOPWORDS}' for Weka's built-in list, or a file of one word per line "
             "(Weka's -S, -stopwords).",
             names_file=True,
+            built_in=(BUILT_IN_STOPWORDS,),
         ),
         Option("log_tf", bool, False, "Each value v becomes log(1 + v) (Weka's -T)."),
         Option("idf", bool, False, "Each value times log(documents / documents holding the word) (Weka's -I)."),

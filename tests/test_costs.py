@@ -65,6 +65,7 @@ def test_a_weka_cost_file_is_read_row_by_actual_class(tmp_path):
         ("2 2\n0\u00a01\n1 0\n", 2, "1 costs in a row of a 2×2 matrix"),  # Java's blanks only, as Weka
         ("2 2\n0 1\n1 0\n1 1\n", 4, "a line after the 2 rows of the matrix"),
         ("[0 1; 5 0]\n", 1, "Matlab's one-line form is not read"),
+        ("9" * 5000 + " " + "9" * 5000 + "\n", 1, "is not 'ROWS COLUMNS'"),
     ],
 )
 def test_a_bad_cost_file_is_one_error_naming_its_line(tmp_path, text, line, words):
@@ -471,50 +472,3 @@ def test_the_cost_of_wekas_own_predictions_is_wekas_total_cost(tmp_path):
     assert len(pairs) == 214 and np.count_nonzero(actual != decided) > 50
     assert total_cost(costs, actual, decided) == total
     assert total_cost(costs, actual, decided) / len(pairs) == pytest.approx(average, abs=5e-5)
-
-
-def _served_once(path, text: str) -> threading.Thread:
-    """A FIFO at ``path`` whose one writer gives ``text`` to the first reader, then closes: a second open of it
-    would wait for a writer that never comes."""
-    os.mkfifo(path)
-
-    def serve():
-        with open(path, "w", encoding="utf-8") as stream:
-            stream.write(text)
-
-    thread = threading.Thread(target=serve, daemon=True)
-    thread.start()
-    return thread
-
-
-@pytest.mark.parametrize(
-    "command",
-    [
-        ("evaluate", "-q", "--json", "--folds", "3", "--jobs", "1"),
-        ("evaluate", "-q", "--json", "--folds", "3", "--jobs", "2"),
-        ("train", "-q", "-o", "MODEL", "--folds", "3", "--compare"),
-    ],
-    ids=["evaluate", "evaluate-jobs-2", "train-compare"],
-)
-def test_a_run_reads_its_option_files_once_before_any_fit(tmp_path, command):
-    # A pipe gives its bytes once: a fold that opened the file again would wait for a writer, or read nothing.
-    texts = {"costs": "2 2\n0 1\n5 0\n", "stop": "the\nof\nand\nsaid\n"}
-    outputs = []
-    for served in (False, True):
-        paths = {name: tmp_path / f"{name}-{served}" for name in texts}
-        for name, path in paths.items():
-            _served_once(path, texts[name]) if served else path.write_text(texts[name])
-        chain = f"words --lowercase --stopwords {paths['stop']} l2"
-        compare = command[-1] == "--compare"
-        chains = [chain, "words --lowercase l2"] if compare else chain.split()
-        arguments = [*command[: -1 if compare else None], "--svm-c-values", "1", "--svm-costs", str(paths["costs"])]
-        arguments += [*(command[-1:] if compare else ()), str(REAL / "reuters_grain_sample.arff"), *chains]
-        model = tmp_path / f"model-{served}.json"
-        arguments = [str(model) if argument == "MODEL" else argument for argument in arguments]
-        finished = subprocess.run(["filterkit", *arguments], capture_output=True, timeout=300, check=False)
-        assert finished.returncode == 0, finished.stderr.decode()
-        output = model.read_bytes() if compare else finished.stdout
-        for name, path in paths.items():
-            output = output.replace(str(path).encode(), name.encode())
-        outputs.append(output)
-    assert outputs[1] == outputs[0] and b'"threshold_cost"' in outputs[0]

@@ -223,3 +223,16 @@ def test_an_adapter_pickled_before_the_option_unpickles_with_token_names():
     older.__setstate__(state)
     assert older.hash_names == "token" and (older.transform(texts) != fitted.transform(texts)).nnz == 0
     assert older.get_feature_names_out().tolist() == fitted.get_feature_names_out().tolist()
+
+
+def test_an_adapter_pickled_before_its_own_parameter_existed_gets_its_default():
+    from filterkit.sklearn import transformer_for as adapter_of
+
+    rows = np.array([[0.0, 1.0], [1.0, 0.0], [2.0, 1.0], [0.0, 3.0]])
+    fitted = adapter_of("bns")().fit(rows, ["a", "b", "a", "b"])
+    state = fitted.__getstate__()
+    del state["label_names"]  # an adapter parameter (not a stage option) that 0.3.0's pickles lack
+    older = type(fitted).__new__(type(fitted))
+    older.__setstate__(state)
+    assert older.get_params() == fitted.get_params() and older.label_names is None
+    assert np.array_equal(older.transform(rows), fitted.transform(rows))
