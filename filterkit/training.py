@@ -125,19 +125,7 @@ def train(
     settings = Settings() if settings is None else settings
     registry = load_plugins() if registry is None else registry
     progress = Progress() if progress is None else progress
-    for chain in chains or ():
-        refuse_row_filters(chain, registry)
-    classifier_class = registry.classifier(settings.classifier)
-    if search not in SEARCHES:
-        raise FilterkitError(f"search {search!r} is none of {', '.join(SEARCHES)}")
-    if search == "flat" and not hasattr(classifier_class, "decisions_at"):
-        raise FilterkitError(
-            f"--search flat picks the svm's C: classifier '{settings.classifier}' has no C grid; use --search nested"
-        )
-    if not classifier_class.saveable:
-        raise FilterkitError(
-            f"classifier '{settings.classifier}' cannot be saved in a model (it does not declare saveable = True)"
-        )
+    classifier_class = _searchable_classifier(registry, chains, settings, search)
     params = {**classifier_class.trained_defaults, **settings.classifier_params}
     settings = dataclasses.replace(settings, classifier_params=params)
     reading = FormatOptions(settings.class_spec) if reading is None else reading
@@ -195,6 +183,25 @@ def train(
                 warn(one_line(text))
         progress.finish()
         return model
+
+
+def _searchable_classifier(registry: Registry, chains: list[ChainSpec] | None, settings: Settings, search: str):
+    """The classifier class of ``settings``, once ``chains`` (None: the default candidates), the classifier and the
+    ``search`` are checked as :func:`train` takes them; a FilterkitError saying what cannot be trained."""
+    for chain in chains or ():
+        refuse_row_filters(chain, registry)
+    classifier_class = registry.classifier(settings.classifier)
+    if search not in SEARCHES:
+        raise FilterkitError(f"search {search!r} is none of {', '.join(SEARCHES)}")
+    if search == "flat" and not hasattr(classifier_class, "decisions_at"):
+        raise FilterkitError(
+            f"--search flat picks the svm's C: classifier '{settings.classifier}' has no C grid; use --search nested"
+        )
+    if not classifier_class.saveable:
+        raise FilterkitError(
+            f"classifier '{settings.classifier}' cannot be saved in a model (it does not declare saveable = True)"
+        )
+    return classifier_class
 
 
 def planned_steps(chains: list[ChainSpec] | None, search: str = "nested") -> int:

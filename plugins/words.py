@@ -704,6 +704,16 @@ class WordVector(KeptPass, Updatable, Explainable):
             )
         if isinstance(n_documents, bool) or not isinstance(n_documents, int) or not 0 <= n_documents < 2**53:
             raise invalid_state(self, "'n_documents' is not a whole number in [0, 2**53)")
+        self._check_saved_words(words, n_documents, state)
+        self._load_stop_words(state.get("stopwords"))
+        if self.n_columns:
+            self._load_columns(state.get("columns"), state.get("collisions"), len(words))
+        self.words, self.n_documents = words, n_documents
+        self._layout()
+
+    def _check_saved_words(self, words: list[str], n_documents: int, state: dict) -> None:
+        """A saved state's words lowercased where they were, held by at most its documents, and none (nor documents,
+        nor columns) with --hash-names number, which fits nothing."""
         if self.params["lowercase"] and self.stem is None:
             uppercase = next((word for word in words if word.lower() != word), None)
             if uppercase is not None:
@@ -712,11 +722,6 @@ class WordVector(KeptPass, Updatable, Explainable):
             raise invalid_state(self, "a word is held by more documents than 'n_documents'")
         if not self.learns and (words or n_documents or state.get("columns") or state.get("collisions")):
             raise invalid_state(self, "with --hash-names number nothing is fitted, yet it holds words or documents")
-        self._load_stop_words(state.get("stopwords"))
-        if self.n_columns:
-            self._load_columns(state.get("columns"), state.get("collisions"), len(words))
-        self.words, self.n_documents = words, n_documents
-        self._layout()
 
     def _load_stop_words(self, stopwords) -> None:
         """The saved stop words, checked; a model saved before they were recorded (never with ``--hash``) has
