@@ -16,7 +16,7 @@ import numpy as np
 
 from filterkit.errors import FilterkitError
 from filterkit.option_files import OPTION_FILE_BYTES, option_file
-from filterkit.thresholds import cost_cut, cost_offsets
+from filterkit.thresholds import MARGIN_CUT, cost_cut, cost_offsets
 
 #: A cost as written: digits with a decimal point or an exponent, no sign but ``+``, no inf or nan (Java's
 #: ``Double.valueOf`` takes those, and a cost must be finite and not negative).
@@ -109,32 +109,64 @@ def refuse_with_rule(params: dict) -> None:
         )
 
 
-def cut_by_costs(classifier, labels: Sequence[str], columns: Sequence[int]) -> None:
-    """Decide a fitted ``classifier`` (an svm given ``--svm-costs``, which read the matrix of all the class's
-    ``labels`` as ``costs_read`` and kept its out-of-fold ``cost_scores`` and ``cost_classes``) by the least
-    out-of-fold cost, now
-    that the labels of its columns are known: ``columns`` their positions among ``labels`` (binary: the rest's
-    label, then the positive class's).  k columns: :func:`~filterkit.thresholds.cost_offsets`; one:
-    :func:`~filterkit.thresholds.cost_cut`.  The labels of ``columns`` and the matrix restricted to them go to
-    the classifier's ``costs_decided`` with the decision: the thresholds (one per column), the out-of-fold F1
-    (macro-F1) and cost they reach and whether no row is positive (None without out-of-fold scores: a class of
-    one row).  A one-line FilterkitError naming the file where the matrix does not fit the labels.  Nothing for
-    another classifier or an svm without ``--svm-costs``."""
-    read = getattr(classifier, "costs_read", None)
-    if read is None:
+def refuse_unfitting_costs(classifier: str, params: dict, labels: Sequence[str], multiclass: bool) -> None:
+    """Before any fit, once the data is read: a one-line FilterkitError where the classifier ``classifier`` of
+    ``params`` is an svm given ``--svm-costs`` whose matrix does not fit the class of ``labels`` (every label it
+    declares): a matrix of another size (naming the file, as the cost file's own faults are), or a binary task
+    (``multiclass`` False) of a class of more than two labels.  The matrix is read as a fit reads it
+    (:func:`read_cost_matrix`: within a run, the bytes the run read); nothing for another classifier or an svm
+    without ``--svm-costs``."""
+    path = params.get("costs")
+    if classifier != "svm" or path is None:
         return
-    path = classifier.params["costs"]
+    if not multiclass:
+        _refuse_binary_task(labels)
+    _refuse_other_size(read_cost_matrix(path), labels, path)
+
+
+def _refuse_binary_task(labels: Sequence[str]) -> None:
+    """FilterkitError for a binary task's cost matrix on a class of other than two ``labels``."""
+    if len(labels) != 2:
+        raise FilterkitError(
+            f"option --svm-costs: a class of {len(labels)} labels, and a binary task decides one against the rest, "
+            "which no row of the matrix prices: give --multiclass"
+        )
+
+
+def _refuse_other_size(read: np.ndarray, labels: Sequence[str], path: str) -> None:
+    """FilterkitError naming the cost file ``path`` where its matrix ``read`` is not one row per label of
+    ``labels``."""
     if len(read) != len(labels):
         shown = ", ".join(labels[:5]) + (", …" if len(labels) > 5 else "")
         raise FilterkitError(
             f"option --svm-costs: a {len(read)}×{len(read)} matrix, and the class has {len(labels)} labels ({shown})",
             path,
         )
+
+
+def cut_by_costs(classifier, labels: Sequence[str], columns: Sequence[int]) -> None:
+    """Decide a fitted ``classifier`` (an svm given ``--svm-costs``, which read the matrix of all the class's
+    ``labels`` as ``costs_read`` and kept its out-of-fold ``cost_scores`` and ``cost_classes``) by the least
+    out-of-fold cost, now
+    that the labels of its columns are known: ``columns`` their positions among ``labels`` (binary: the rest's
+    label, then the positive class's).  k columns: :func:`~filterkit.thresholds.cost_offsets`; one:
+    :func:`~filterkit.thresholds.cost_cut`, keeping the fixed cut (0.5 on probabilities, the margin > 0) where
+    every cut costs the same.  The labels of ``columns`` and the matrix restricted to them go to
+    the classifier's ``costs_decided`` with the decision: the thresholds (one per column), the out-of-fold F1
+    (macro-F1) and cost they reach and whether no row is positive (None without out-of-fold scores: a class of
+    one row).  A one-line FilterkitError naming the file where the matrix does not fit the labels (which a run
+    refuses before any fit: :func:`refuse_unfitting_costs`).  Nothing for another classifier or an svm without
+    ``--svm-costs``."""
+    read = getattr(classifier, "costs_read", None)
+    if read is None:
+        return
+    _refuse_other_size(read, labels, classifier.params["costs"])
     costs = read[np.ix_(columns, columns)]
     scores, classes = classifier.cost_scores, classifier.cost_classes
     decision = None
     if scores is not None and scores.shape[1] == 1:
-        cut, cost = cost_cut(scores[:, 0], classes == 1, costs)
+        plain = 0.5 if classifier.has_probabilities else MARGIN_CUT
+        cut, cost = cost_cut(scores[:, 0], classes == 1, costs, plain)
         decision = (np.array([cut.threshold]), cut.f1, cut.fell_back, cost)
     elif scores is not None:
         offsets, cost, macro_f1 = cost_offsets(scores, classes, costs)
@@ -147,11 +179,7 @@ def cut_task_by_costs(classifier, labels: Sequence[str], positive: int) -> None:
     FilterkitError where the class has more labels: the rest is then no one label a row of the matrix prices)."""
     if getattr(classifier, "costs_read", None) is None:
         return
-    if len(labels) != 2:
-        raise FilterkitError(
-            f"option --svm-costs: a class of {len(labels)} labels, and a binary task decides one against the rest, "
-            "which no row of the matrix prices: give --multiclass"
-        )
+    _refuse_binary_task(labels)
     cut_by_costs(classifier, labels, [1 - positive, positive])
 
 

@@ -300,18 +300,30 @@ def cost_offsets(
     return offsets, -objective.of(decided), _macro_f1(classes, decided, objective.truth)
 
 
-def cost_cut(scores: np.ndarray, positives: np.ndarray, costs: np.ndarray) -> tuple[ColumnCut, float]:
+#: The fixed cut on the margin as a threshold (a row positive where its score is ≥ it): the margin > 0.
+MARGIN_CUT = float(np.nextafter(0.0, 1.0))
+
+
+def cost_cut(
+    scores: np.ndarray, positives: np.ndarray, costs: np.ndarray, plain: float = 0.5
+) -> tuple[ColumnCut, float]:
     """The cut on one column's out-of-fold ``scores`` of the least total cost of its decisions against
     ``positives``, ``costs`` 2 × 2 (row: actual, column: decided; 0 the rest, 1 the positive class), with that
     cost.  The candidates are :func:`f1_cut`'s, every distinct score, placed as it places them, and no row positive
-    (a threshold just above the highest score, ``fell_back``); the highest candidate on a tie.  The cut's F1 is that
-    of its decisions against ``positives``."""
+    (a threshold just above the highest score, ``fell_back``); the highest candidate on a tie.  Where every
+    candidate costs the same (a matrix pricing every decision alike), the fixed cut ``plain`` (0.5 on
+    probabilities, :data:`MARGIN_CUT` on the margin) is kept, as :func:`cost_offsets` keeps the largest score:
+    no cost tells a cut from another.  The cut's F1 is that of its decisions against ``positives``."""
     positives = np.asarray(positives, dtype=bool)
     candidates = _Candidates(scores, positives)
     actual = positives.astype(np.int64)
     moved = actual[candidates.order]
     change = np.cumsum(costs[moved, 1] - costs[moved, 0])[candidates.group_ends]
     totals = float(np.sum(costs[actual, 0])) + np.concatenate([[0.0], change])
+    if (totals == totals[0]).all():
+        decided = np.asarray(scores) >= plain
+        f1 = 2.0 * np.count_nonzero(decided & positives) / (np.count_nonzero(decided) + candidates.positives)
+        return ColumnCut(plain, float(f1), False), float(totals[0])
     best = int(np.argmin(totals))
     if best == 0:
         f1 = 0.0

@@ -12,15 +12,18 @@ import re
 import subprocess
 import threading
 import time
+import types
 
 import numpy as np
 import pytest
+from class_problems import class_problem
 
 import filterkit
 from chain_helpers import JAVA, JAVA_OPTIONS, REAL, WEKA_JAR, needs_weka
-from filterkit.costs import loaded_costs, read_cost_matrix, total_cost
+from filterkit.costs import cut_by_costs, loaded_costs, read_cost_matrix, refuse_unfitting_costs, total_cost
 from filterkit.errors import FilterkitError
-from filterkit.thresholds import _best_offset, _LeastCost, cost_cut, cost_offsets
+from filterkit.option_files import sent_files
+from filterkit.thresholds import MARGIN_CUT, _best_offset, _LeastCost, cost_cut, cost_offsets
 
 #: credit-g's classes in their order (good, bad): a bad customer taken for good costs five times the reverse
 #: (the matrix of the Statlog German credit data's documentation).
@@ -113,6 +116,26 @@ def test_a_matrix_of_another_size_than_the_class_is_refused_naming_the_file(run_
     )
 
 
+def test_a_matrix_that_does_not_fit_the_class_is_refused_before_any_fit_naming_the_file(tmp_path):
+    path = str(_written(tmp_path, IRIS_COSTS))
+    with pytest.raises(FilterkitError) as refused:
+        refuse_unfitting_costs("svm", {"costs": path}, ["good", "bad"], multiclass=True)
+    assert str(refused.value) == f"{path}: option --svm-costs: a 3×3 matrix, and the class has 2 labels (good, bad)"
+    with pytest.raises(FilterkitError, match="^option --svm-costs: a class of 3 labels, and a binary task decides"):
+        refuse_unfitting_costs("svm", {"costs": path}, ["a", "b", "c"], multiclass=False)
+    refuse_unfitting_costs("svm", {"costs": path}, ["a", "b", "c"], multiclass=True)  # it fits
+    refuse_unfitting_costs("svm", {"costs": None}, ["good", "bad"], multiclass=False)  # no matrix
+    refuse_unfitting_costs("naive-bayes", {"costs": path}, ["good", "bad"], multiclass=False)  # not the svm's option
+
+
+def test_the_check_before_any_fit_reads_the_bytes_the_run_read(tmp_path):
+    path = str(tmp_path / "gone.cost")  # no such file: the run read it before
+    with sent_files({path: IRIS_COSTS.encode()}):
+        refuse_unfitting_costs("svm", {"costs": path}, ["a", "b", "c"], multiclass=True)
+        with pytest.raises(FilterkitError, match="a 3×3 matrix, and the class has 2 labels"):
+            refuse_unfitting_costs("svm", {"costs": path}, ["good", "bad"], multiclass=True)
+
+
 def test_label_sets_are_refused(run_filterkit, tmp_path):
     path = _written(tmp_path, CREDIT_COSTS)
     data = REAL.parent / "multilabel" / "three-labels-synthetic.arff"
@@ -165,14 +188,45 @@ def test_where_every_positive_costs_more_than_it_saves_no_row_is_positive():
     assert cut.fell_back and cost == 1.0 and not (scores >= cut.threshold).any()
 
 
+@pytest.mark.parametrize("price", [0.0, 1.0, 3.5])
+def test_a_matrix_pricing_every_decision_alike_keeps_the_fixed_cut_as_the_offsets_keep_the_largest_score(price):
+    generator = np.random.default_rng(12)
+    positives = generator.random(50) < 0.3
+    margin = np.round(generator.normal(size=50) + positives, 1)
+    margin[:3] = 0.0  # a margin of 0 is negative under the fixed cut
+    alike = np.full((2, 2), price)
+    for scores, plain, decided in ((margin, MARGIN_CUT, margin > 0), (margin / 4 + 0.5, 0.5, margin >= 0)):
+        cut, cost = cost_cut(scores, positives, alike, plain)
+        assert cut.threshold == plain and not cut.fell_back and cost == 50 * price
+        assert np.array_equal(scores >= cut.threshold, decided)
+        assert cut.f1 == pytest.approx(2 * np.sum(decided & positives) / (np.sum(decided) + np.sum(positives)))
+    offsets, cost, _ = cost_offsets(np.column_stack([np.zeros(50), margin]), positives.astype(np.int64), alike)
+    assert not offsets.any() and cost == 50 * price
+
+
+@pytest.mark.parametrize("probabilities", [False, True])
+def test_cut_by_costs_keeps_the_fixed_cut_of_the_scores_it_cuts_on_a_matrix_pricing_alike(probabilities):
+    decided: list = []
+    margin = np.array([-1.0, 0.0, 0.5, 2.0])
+    classifier = types.SimpleNamespace(
+        costs_read=np.ones((2, 2)),
+        params={"costs": "alike.cost"},
+        cost_scores=(1 / (1 + np.exp(-margin)) if probabilities else margin)[:, None],
+        cost_classes=np.array([0, 1, 0, 1]),
+        has_probabilities=probabilities,
+        costs_decided=lambda *decision: decided.append(decision),
+    )
+    cut_by_costs(classifier, ["no", "yes"], [0, 1])
+    [(labels, costs, (thresholds, f1, fell_back, cost))] = decided
+    assert labels == ["no", "yes"] and thresholds.tolist() == [0.5 if probabilities else MARGIN_CUT]
+    assert (classifier.cost_scores[:, 0] >= thresholds[0]).tolist() == [False, probabilities, True, True]
+    assert not fell_back and cost == 4.0 and f1 == pytest.approx(0.8 if probabilities else 0.5)
+
+
 def _class_problem(seed: int):
-    generator = np.random.default_rng(seed)
-    rows, width = int(generator.integers(6, 70)), int(generator.integers(2, 5))
-    classes = generator.integers(0, width, rows)
-    scores = generator.random((rows, width))
-    scores[np.arange(rows), classes] += generator.random(rows) * 0.5
-    if seed % 2:
-        scores = np.round(scores, 1)  # ties
+    """:func:`class_problems.class_problem` of 6 to 69 rows and 2 to 4 classes, and a cost matrix of any diagonal."""
+    generator, classes, scores = class_problem(seed, rows=(6, 70), widths=(2, 5))
+    width = scores.shape[1]
     costs = np.round(generator.random((width, width)) * 5, 1)
     np.fill_diagonal(costs, np.round(generator.random(width), 1))  # any diagonal
     return generator, classes, scores, costs

@@ -13,6 +13,7 @@ from pathlib import Path
 import arff
 import numpy as np
 import pytest
+from class_problems import class_problem
 from sklearn.metrics import f1_score
 from sklearn.model_selection import StratifiedKFold
 from sklearn.svm import LinearSVC
@@ -342,13 +343,8 @@ def macro_f1(classes: np.ndarray, scores: np.ndarray, offsets: np.ndarray) -> fl
 
 @pytest.mark.parametrize("seed", range(12))
 def test_each_class_offset_is_the_best_of_every_offset_tried_one_by_one(seed):
-    generator = np.random.default_rng(seed)
-    rows, width = int(generator.integers(5, 80)), int(generator.integers(2, 6))
-    classes = generator.integers(0, width, rows)
-    scores = generator.random((rows, width))
-    scores[np.arange(rows), classes] += generator.random(rows) * 0.5
-    if seed % 2:
-        scores = np.round(scores, 1)  # ties
+    generator, classes, scores = class_problem(seed, rows=(5, 80), widths=(2, 6))
+    width = scores.shape[1]
     truth = np.bincount(classes, minlength=width).astype(np.float64)
     offsets, k = generator.normal(size=width) * 0.1, int(generator.integers(width))
     reached = _macro_f1(classes, np.argmax(scores - offsets, axis=1), truth)
