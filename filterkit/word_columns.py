@@ -1,6 +1,7 @@
 """The names of what ``words`` (:mod:`filterkit_plugins.words`) reads and writes: the error for an input
 that holds no text, each kept word's attribute name, and every hashed column's (``--hash``), by its most
-frequent training token or by its number (``--hash-names number``)."""
+frequent training token or by its number (``--hash-names number``), and the refusal of more hashed columns than
+filterkit reads back."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ import itertools
 
 import numpy as np
 
+from filterkit.errors import FilterkitError
+from filterkit.limits import VARIABLES, Limits
 from filterkit.schema import NOMINAL, shown_name
 
 #: The attributes the error for an input without text names (then their count).
@@ -50,17 +53,32 @@ def word_names(prefix: str, words: list[str], taken: set[str]) -> tuple[list[str
     return names, renamed
 
 
+def refuse_too_many_columns(bits: int, others: int) -> None:
+    """Before any column is named: a one-line FilterkitError naming ``--hash`` where its 2**``bits`` columns and
+    the ``others`` attributes the stage keeps are more attributes than filterkit reads back
+    (:class:`~filterkit.limits.Limits`; ``--hash 24`` named 16.8 M columns, seconds and gigabytes, before
+    :func:`~filterkit.schema.refuse_unreadable_output` refused them)."""
+    limit, attributes = Limits.from_environment().attributes, (1 << bits) + others
+    if attributes > limit:
+        raise FilterkitError(
+            f"option --hash {bits}: {1 << bits:,} columns and the attributes kept make {attributes:,}, more than the "
+            f"{limit:,} attributes filterkit reads back (set {VARIABLES['attributes']} to allow more): hash into "
+            "fewer bits"
+        )
+
+
 def hashed_column_names(
     prefix: str, n_columns: int, columns: np.ndarray, names: list[str], taken: set[str]
-) -> list[str]:
+) -> tuple[list[str], list[tuple[str, str]]]:
     """Every one of ``n_columns`` hashed columns' attribute name: at ``columns`` (ascending) their tokens'
     ``names``, at every other column ``PREFIX#COLUMN`` (renamed as :func:`word_names` renames, if taken by
-    another attribute or a token's name).  With no ``columns`` (``--hash-names number``), every column's."""
+    another attribute or a token's name), and the (name, new name) of the ``PREFIX#COLUMN`` renamed.  With no
+    ``columns`` (``--hash-names number``), every column's."""
     held = np.zeros(n_columns, dtype=bool)
     held[columns] = True
     unused = np.flatnonzero(~held)
-    placeholders, _ = word_names(prefix, [f"#{column}" for column in unused.tolist()], taken.union(names))
+    placeholders, renamed = word_names(prefix, [f"#{column}" for column in unused.tolist()], taken.union(names))
     every = np.empty(n_columns, dtype=object)  # placed by numpy: a dict per column took twice the time
     every[columns] = names
     every[unused] = placeholders
-    return every.tolist()
+    return every.tolist(), renamed

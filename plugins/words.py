@@ -54,7 +54,7 @@ from filterkit.plugin import (
 from filterkit.plugins import registered_stemmer
 from filterkit.saved_state import OPTIONS_KEY, fitted_options
 from filterkit.schema import collector_paused, refuse_unreadable_output, weka_range
-from filterkit.word_columns import hashed_column_names, no_text_message, word_names
+from filterkit.word_columns import hashed_column_names, no_text_message, refuse_too_many_columns, word_names
 from filterkit.word_statistics import WordStatistics, checked_saved_statistics, kept_pairs, saved_word_statistics
 from filterkit.word_tokens import (
     BUILT_IN_STOPWORDS,
@@ -292,6 +292,8 @@ class WordVector(KeptPass, Updatable, Explainable):
         self.n_columns = 1 << self.params["hash"] if self.params["hash"] is not None else 0
         self.stems: dict[str, str] = {}
         self.kept = [i for i in range(len(schema)) if i not in set(self.features.tolist())]
+        if self.n_columns:
+            refuse_too_many_columns(self.params["hash"], len(self.kept))
         #: the stop words of the fit: read from the --stopwords file by a new fit's statistics, then those its
         #: statistics were counted without, or a model's (None: a model saved before they were recorded)
         self.stop_words: StopWords | None = None
@@ -589,7 +591,10 @@ class WordVector(KeptPass, Updatable, Explainable):
         names, self.renamed = word_names(self.params["prefix"], self.words, {a.name for a in attributes})
         if self.n_columns:
             taken = {a.name for a in attributes}
-            names = hashed_column_names(self.params["prefix"], self.n_columns, self.columns, names, taken)
+            names, placeholders_renamed = hashed_column_names(
+                self.params["prefix"], self.n_columns, self.columns, names, taken
+            )
+            self.renamed += placeholders_renamed
         # the names' UTF-8 bytes: characters, plus what encoding adds beyond ASCII (encoding them joined, 150,000
         # bigrams' names took 12-23 ms; this, 5 ms)
         every = [a.name for a in attributes] + names
@@ -611,8 +616,8 @@ class WordVector(KeptPass, Updatable, Explainable):
         return self.word_schema
 
     def fit_warnings(self) -> list[str]:
-        """The words renamed because another attribute has their name (:func:`word_names`), in one line; with
-        ``--hash``, the collisions."""
+        """The words (with ``--hash``: the columns, ``PREFIX#COLUMN`` too) renamed because another attribute has
+        their name (:func:`word_names`), in one line; with ``--hash``, the collisions."""
         if self.n_columns and self.collisions:
             return [
                 f"--hash {self.params['hash']}: {self.collisions:,} of the {len(self.words) + self.collisions:,} "
@@ -627,7 +632,8 @@ class WordVector(KeptPass, Updatable, Explainable):
             return []
         shown = ", ".join(f"{word!r} as {name!r}" for word, name in self.renamed[:RENAMED_SHOWN])
         more = f", … ({len(self.renamed):,} in all)" if len(self.renamed) > RENAMED_SHOWN else ""
-        return [f"renames words named like another attribute (give --prefix to keep them): {shown}{more}"]
+        named = "columns" if self.n_columns else "words"
+        return [f"renames {named} named like another attribute (give --prefix to keep them): {shown}{more}"]
 
     @property
     def vocabulary(self):

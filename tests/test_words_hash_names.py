@@ -14,6 +14,7 @@ import pytest
 from test_export import GRAIN, Scorer, assert_scores_as_predict, documents, trained
 from test_export_words import SCHEMA, grain_texts
 
+from filterkit.arff import read_arff
 from filterkit.errors import OptionError
 from filterkit.runner import Chain
 from filterkit.schema import Chunk
@@ -236,3 +237,46 @@ def test_an_adapter_pickled_before_its_own_parameter_existed_gets_its_default():
     older.__setstate__(state)
     assert older.get_params() == fitted.get_params() and older.label_names is None
     assert np.array_equal(older.transform(rows), fitted.transform(rows))
+
+
+def _numbered_clash(columns: int) -> bytes:
+    """An ARFF file whose numeric attributes ``#0`` … are named as ``--hash-names number`` names its columns."""
+    declared = "".join(f"@attribute '#{column}' numeric\n" for column in range(columns))
+    rows = "".join(f"{','.join(['1'] * columns)},'wheat corn {k}',{'ab'[k % 2]}\n" for k in range(4))
+    return f"@relation clash\n{declared}@attribute text string\n@attribute class {{a,b}}\n@data\n{rows}".encode()
+
+
+def test_number_names_another_attribute_has_are_renamed_with_one_warning_naming_the_first():
+    run = run_filterkit("-", "words", "--hash", "3", "--hash-names", "number", stdin=_numbered_clash(7))
+    assert run.status == 0
+    assert run.stderr == (
+        "filterkit: warning: stage 1 'words' renames columns named like another attribute (give --prefix to keep "
+        "them): '#0' as '#0_1', '#1' as '#1_1', '#2' as '#2_1', '#3' as '#3_1', '#4' as '#4_1', … (7 in all)\n"
+    )
+    names = [attribute.name for attribute in read_output(run.stdout)[0].attributes]
+    assert names[8:] == [*(f"#{column}_1" for column in range(7)), "#7"]
+    prefixed = run_filterkit(
+        "-", "words", "--hash", "3", "--hash-names", "number", "--prefix", "w", stdin=_numbered_clash(7)
+    )
+    assert prefixed.status == 0 and prefixed.stderr == ""
+
+
+@pytest.mark.parametrize("hash_names", ["number", "token"])
+def test_more_hashed_columns_than_a_file_may_declare_are_refused_before_any_is_named(tmp_path, monkeypatch, hash_names):
+    def never(*arguments):
+        raise AssertionError("a column was named")
+
+    monkeypatch.setattr("filterkit_plugins.words.hashed_column_names", never)
+    monkeypatch.setenv("FILTERKIT_MAX_ATTRIBUTES", "1024")
+    output = tmp_path / "out.arff"
+    hashed = ("-o", output, "-", "words", "--hash", "10", "--hash-names", hash_names)
+    run = run_filterkit(*hashed, stdin=_numbered_clash(1))  # the class and '#0' kept
+    assert run.status == 1 and not output.exists()
+    assert run.stderr == (
+        "filterkit: error: option --hash 10: 1,024 columns and the attributes kept make 1,026, more than the 1,024 "
+        "attributes filterkit reads back (set FILTERKIT_MAX_ATTRIBUTES to allow more): hash into fewer bits\n"
+    )
+    monkeypatch.undo()
+    monkeypatch.setenv("FILTERKIT_MAX_ATTRIBUTES", "1026")
+    assert run_filterkit(*hashed, stdin=_numbered_clash(1)).status == 0
+    assert len(read_arff(output)[0].attributes) == 1026
