@@ -72,8 +72,9 @@ def hashed_column_names(
 ) -> tuple[list[str], list[tuple[str, str]]]:
     """Every one of ``n_columns`` hashed columns' attribute name: at ``columns`` (ascending) their tokens'
     ``names``, at every other column ``PREFIX#COLUMN`` (renamed as :func:`word_names` renames, if taken by
-    another attribute or a token's name), and the (name, new name) of the ``PREFIX#COLUMN`` renamed.  With no
-    ``columns`` (``--hash-names number``), every column's."""
+    another attribute or a token's name), and the (name, new name) of each ``PREFIX#COLUMN`` renamed because
+    another attribute has its name (which the stage warns of, as of a word's; not one a token's name took).  With
+    no ``columns`` (``--hash-names number``), every column's."""
     held = np.zeros(n_columns, dtype=bool)
     held[columns] = True
     unused = np.flatnonzero(~held)
@@ -81,4 +82,4 @@ def hashed_column_names(
     every = np.empty(n_columns, dtype=object)  # placed by numpy: a dict per column took twice the time
     every[columns] = names
     every[unused] = placeholders
-    return every.tolist(), renamed
+    return every.tolist(), [(name, new) for name, new in renamed if name in taken]
