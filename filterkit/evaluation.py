@@ -21,11 +21,12 @@ import numpy as np
 
 from filterkit.arff.reader import DEFAULT_CHUNK_ROWS
 from filterkit.classifying import CheckedClassifier, classifier_matrix, refuse_featureless_chain
-from filterkit.costs import cut_by_costs, cut_task_by_costs, total_cost
+from filterkit.costs import cut_by_costs, cut_task_by_costs, refuse_unfitting_costs, total_cost
 from filterkit.errors import FilterkitError
 from filterkit.evaluation_targets import target_fits
 from filterkit.formats import FormatOptions
 from filterkit.label_issues import FOLD_RECORD, LabelIssueFinder, fold_pulls
+from filterkit.lent_workers import lending
 from filterkit.measures import (
     MULTICLASS_MEASURES,
     PER_CLASS_MEASURES,
@@ -168,6 +169,7 @@ def class_fits(class_task: Task, inputs: tuple, chains: list[ChainSpec], setting
     labels, known_codes = dataset.labels, codes[known].astype(np.int64)
     counts, test_counts = (np.bincount(known_codes[rows], minlength=len(labels)) for rows in (~in_test, in_test))
     tasks = _tasks(labels, counts, settings, name, cross_validated=test is None)
+    refuse_unfitting_costs(settings.classifier, settings.classifier_params, labels, settings.multiclass)
     if test is not None:
         _check_training_file(labels, counts, test_counts, tasks, settings.multiclass, name, test_name)
     with progress.working("drawing the folds"):
@@ -501,6 +503,7 @@ def run_fits(
                 _dask_results(registry, plugins_dir, fits, chains, settings, cluster, progress)
             )
         elif min(jobs, count) == 1:
+            stack.enter_context(lending(jobs))  # a single fit: the pool's workers take its classifier's inner folds
             results = (fits.score(registry, fits.dataset, *arguments, settings) for arguments in fits.arguments)
         else:
             shipped = stack.enter_context(shipped_dataset(fits.dataset))

@@ -22,9 +22,11 @@ import numpy as np
 from filterkit import evaluation
 from filterkit.arff.tokens import one_line
 from filterkit.contract import declared
+from filterkit.costs import refuse_unfitting_costs
 from filterkit.errors import FilterkitError
 from filterkit.evaluation import MULTICLASS_TASK, ChainSpec, CheckedClassifier, Dataset, Settings
 from filterkit.formats import FormatOptions
+from filterkit.lent_workers import lending
 from filterkit.option_files import GIVEN_FILES, sent_files
 from filterkit.plugins import Registry, load_plugins
 from filterkit.reports import Evaluation
@@ -151,6 +153,7 @@ def train(
             recorded = opened.reading
         dataset = evaluation.known_class_rows(dataset)
         task = trained_task(dataset, settings, name)
+        refuse_unfitting_costs(settings.classifier, settings.classifier_params, dataset.labels, settings.multiclass)
         if chains is None:
             several = task == MULTICLASS_TASK and present_classes(dataset) > 2
             chains = default_candidates(dataset.schema, registry, several)
@@ -176,13 +179,20 @@ def train(
             chosen = best_candidate(chains, candidates)
         else:
             chosen = chains[0]
-        with progress.working(f"fitting '{chosen.text}' and the classifier on all {dataset.data.n_rows:,} rows", True):
+        fitting = f"fitting '{chosen.text}' and the classifier on all {dataset.data.n_rows:,} rows"
+        with progress.working(fitting, True), lending(_final_fit_workers(jobs, engine, dataset.data.n_rows)):
             model = _fitted_model(registry, dataset, chosen, task, settings, recorded, candidates, searched)
         if warn is not None:
             for text in model.chain.warnings:
                 warn(one_line(text))
         progress.finish()
         return model
+
+
+def _final_fit_workers(jobs: int | None, engine: str, rows: int) -> int:
+    """The worker processes lent to the final fit (the kept chain's on every ``rows`` rows): ``--jobs``' pool
+    (:func:`~filterkit.evaluation.pool_size`) on the local engine; on Dask the fit is the client's alone."""
+    return evaluation.pool_size(jobs, rows) if engine == "local" else 1
 
 
 def _searchable_classifier(registry: Registry, chains: list[ChainSpec] | None, settings: Settings, search: str):

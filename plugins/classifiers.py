@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import functools
 import warnings
 from typing import Callable
 
@@ -11,6 +12,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from filterkit.costs import loaded_costs, read_cost_matrix, refuse_with_rule
+from filterkit.lent_workers import each
 from filterkit.plugin import (
     Classifier,
     FilterkitError,
@@ -390,9 +392,9 @@ class LinearSVM(Classifier):
         features and classes, its test features and rows), its mean AUC and (``--svm-c-by f1``) F1 recorded."""
         decisions = np.zeros((len(classes), len(columns)))
         aucs = []
-        for train_features, train_classes, test_features, test in inner_rows:
-            models = self._one_vs_rest(C, seed, train_features, train_classes, columns)
-            decisions[test] = _decisions(*_linear_form(models), test_features)
+        fitted = each(functools.partial(_fold_decisions, self._svm_options(C, seed), columns), inner_rows)
+        for (_, _, _, test), fold_decisions in zip(inner_rows, fitted):  # the folds fitted in lent workers, if any
+            decisions[test] = fold_decisions
             aucs.append(
                 np.nanmean([area_under_roc(classes[test] == k, decisions[test, j]) for j, k in enumerate(columns)])
             )
@@ -443,12 +445,12 @@ class LinearSVM(Classifier):
 
     def _one_vs_rest(self, C: float, seed: int, features, classes, columns) -> list:
         """One SVM at ``C`` per class of ``columns`` against the rest, fitted."""
-        loss, intercept = self.params["loss"].replace("-", "_"), self.params["intercept"]
+        return _fitted_one_vs_rest(self._svm_options(C, seed), features, classes, columns)
+
+    def _svm_options(self, C: float, seed: int) -> tuple:
+        """:func:`_linear_svm`'s arguments at ``C`` and ``seed`` for this classifier's options."""
         class_weight = None if self.params["class_weight"] == "none" else "balanced"
-        return [
-            _fit_quietly(_linear_svm(C, seed, loss, intercept, class_weight), features, (classes == k).astype(np.int64))
-            for k in columns
-        ]
+        return (C, seed, self.params["loss"].replace("-", "_"), self.params["intercept"], class_weight)
 
     def class_scores(self, features):
         """Each class's Platt probability, or its decision value without a sigmoid."""
@@ -546,6 +548,21 @@ class LinearSVM(Classifier):
 
     def linear(self):
         return self.weights, self.intercepts
+
+
+def _fitted_one_vs_rest(options: tuple, features, classes, columns) -> list:
+    """One SVM of :func:`_linear_svm`'s ``options`` per class of ``columns`` against the rest, fitted."""
+    return [_fit_quietly(_linear_svm(*options), features, (classes == k).astype(np.int64)) for k in columns]
+
+
+def _fold_decisions(options: tuple, columns, fold: tuple) -> np.ndarray:
+    """The decision values on an inner ``fold``'s test rows (its training features and classes, its test features
+    and rows) of :func:`_fitted_one_vs_rest` fitted on its training rows: a piece of work :func:`each` may send
+    to a worker process."""
+    train_features, train_classes, test_features, _ = fold
+    return _decisions(
+        *_linear_form(_fitted_one_vs_rest(options, train_features, train_classes, columns)), test_features
+    )
 
 
 def _linear_form(models: list) -> tuple[np.ndarray, np.ndarray]:
