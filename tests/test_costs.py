@@ -128,6 +128,25 @@ def test_a_matrix_that_does_not_fit_the_class_is_refused_before_any_fit_naming_t
     refuse_unfitting_costs("naive-bayes", {"costs": path}, ["good", "bad"], multiclass=False)  # not the svm's option
 
 
+@pytest.mark.parametrize("command", ["evaluate", "train"])
+def test_evaluate_and_train_refuse_an_unfitting_matrix_before_any_fit(monkeypatch, tmp_path, command):
+    import filterkit_plugins.classifiers as classifiers
+    from filterkit.evaluation import Settings, evaluate
+    from filterkit.plugins import load_plugins
+    from filterkit.training import train
+
+    def no_fit(*arguments):
+        raise AssertionError("the svm was fitted before the matrix was checked")
+
+    monkeypatch.setattr(classifiers.LinearSVM, "fit", no_fit)
+    path = str(_written(tmp_path, IRIS_COSTS))
+    registry = load_plugins()
+    settings = Settings(classifier_params={"costs": path})
+    run = evaluate if command == "evaluate" else train
+    with pytest.raises(FilterkitError, match="a 3×3 matrix, and the class has 2 labels"):
+        run(str(REAL / "credit-g.arff"), [registry.parse_chain("minmax")], settings, registry)
+
+
 def test_the_check_before_any_fit_reads_the_bytes_the_run_read(tmp_path):
     path = str(tmp_path / "gone.cost")  # no such file: the run read it before
     with sent_files({path: IRIS_COSTS.encode()}):
