@@ -1,15 +1,18 @@
-"""The run's worker processes lent to a fit made in the parent: one fit's independent pieces of work spread over them.
+"""The run's worker processes: started early, and lent to a fit made in the parent to spread its pieces of work.
 
 A command whose fits run in ``--jobs N`` processes still makes some fits alone in its own process (``train``'s
 final fit on every row, ``evaluate --test``'s single fit); while it does, it lends the workers
 (:func:`lending`), and a classifier maps the independent pieces of such a fit (the inner folds of its C search)
 with :func:`each`.  The values are those of one process, in their order; only where they are computed changes.
+A command that will use workers starts them as soon as it knows how many (:func:`start_workers`), so that their
+start overlaps its own work instead of following it.
 """
 
 from __future__ import annotations
 
 import contextlib
 import contextvars
+import threading
 from collections.abc import Callable, Iterator, Sequence
 
 from filterkit.option_files import GIVEN_FILES, sent_files
@@ -58,3 +61,32 @@ def _in_worker(function: Callable, item, files: dict | None) -> tuple:
             return function(item), None
     except Exception as error:
         return None, error
+
+
+def start_workers(jobs: int) -> None:
+    """Start ``jobs`` worker processes now (none for fewer than two), in the background, each importing what a fit
+    imports: joblib's later calls with as many jobs reuse them, so their start (about a second of CPU each) overlaps
+    the parent's own work (drawing the folds, importing scikit-learn) instead of following it."""
+    if jobs >= 2:
+        threading.Thread(target=_started, args=(jobs,), daemon=True, name="filterkit-start-workers").start()
+
+
+def _started(jobs: int) -> None:
+    """The body of :func:`start_workers`' thread; a failure is left to the run's own calls to meet and report."""
+    from joblib import Parallel, delayed
+
+    with contextlib.suppress(Exception):
+        Parallel(n_jobs=jobs)(delayed(_imported)() for _ in range(jobs))
+
+
+def _imported() -> int:
+    """In a worker: import the modules a fit uses (the run's plugins are loaded by its first fit); its process id."""
+    import os
+
+    import sklearn.model_selection  # noqa: F401
+    import sklearn.svm  # noqa: F401
+
+    import filterkit.classifying  # noqa: F401
+    import filterkit.tasks  # noqa: F401
+
+    return os.getpid()

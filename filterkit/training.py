@@ -26,7 +26,7 @@ from filterkit.costs import refuse_unfitting_costs
 from filterkit.errors import FilterkitError
 from filterkit.evaluation import MULTICLASS_TASK, ChainSpec, CheckedClassifier, Dataset, Settings
 from filterkit.formats import FormatOptions
-from filterkit.lent_workers import lending
+from filterkit.lent_workers import lending, start_workers
 from filterkit.option_files import GIVEN_FILES, sent_files
 from filterkit.plugins import Registry, load_plugins
 from filterkit.reports import Evaluation
@@ -152,6 +152,7 @@ def train(
             dataset, _ = evaluation.read_dataset(opened, name, None, "", settings, progress)
             recorded = opened.reading
         dataset = evaluation.known_class_rows(dataset)
+        start_workers(_local_workers(jobs, engine, dataset.data.n_rows))
         task = trained_task(dataset, settings, name)
         refuse_unfitting_costs(settings.classifier, settings.classifier_params, dataset.labels, settings.multiclass)
         if chains is None:
@@ -180,7 +181,7 @@ def train(
         else:
             chosen = chains[0]
         fitting = f"fitting '{chosen.text}' and the classifier on all {dataset.data.n_rows:,} rows"
-        with progress.working(fitting, True), lending(_final_fit_workers(jobs, engine, dataset.data.n_rows)):
+        with progress.working(fitting, True), lending(_local_workers(jobs, engine, dataset.data.n_rows)):
             model = _fitted_model(registry, dataset, chosen, task, settings, recorded, candidates, searched)
         if warn is not None:
             for text in model.chain.warnings:
@@ -189,9 +190,10 @@ def train(
         return model
 
 
-def _final_fit_workers(jobs: int | None, engine: str, rows: int) -> int:
-    """The worker processes lent to the final fit (the kept chain's on every ``rows`` rows): ``--jobs``' pool
-    (:func:`~filterkit.evaluation.pool_size`) on the local engine; on Dask the fit is the client's alone."""
+def _local_workers(jobs: int | None, engine: str, rows: int) -> int:
+    """The worker processes of a run on ``rows`` rows, started early and lent to the final fit (the kept chain's on
+    every row): ``--jobs``' pool (:func:`~filterkit.evaluation.pool_size`) on the local engine; none on Dask, where
+    the candidates' fits are the cluster's and the final fit the client's alone."""
     return evaluation.pool_size(jobs, rows) if engine == "local" else 1
 
 

@@ -107,3 +107,42 @@ def test_evaluate_with_a_test_file_lends_its_jobs_to_its_single_fit(run_filterki
         report.pop("settings", None)
     assert reports[0]["results"] == reports[1]["results"]
     assert np.isfinite(reports[0]["results"][0]["macro_f1"])
+
+
+def _children() -> set[int]:
+    """The process ids of this process's children (Linux's /proc)."""
+    import os
+    from pathlib import Path
+
+    found = set()
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == os.getpid():
+            found.add(int(stat.parent.name))
+    return found
+
+
+@pytest.mark.skipif(not __import__("pathlib").Path("/proc/self/stat").exists(), reason="needs Linux's /proc")
+def test_workers_started_early_are_the_ones_the_fits_run_in():
+    import os
+    import threading
+
+    from joblib import Parallel, delayed
+
+    lent_workers.start_workers(2)
+    (starting,) = [thread for thread in threading.enumerate() if thread.name == "filterkit-start-workers"]
+    starting.join(timeout=120)
+    assert not starting.is_alive()
+    started = _children()
+    ran_in = set(Parallel(n_jobs=2)(delayed(os.getpid)() for _ in range(8)))
+    assert ran_in and ran_in <= started
+
+
+def test_no_workers_are_started_for_one_job():
+    import threading
+
+    lent_workers.start_workers(1)
+    assert not [thread for thread in threading.enumerate() if thread.name == "filterkit-start-workers"]
