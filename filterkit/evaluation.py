@@ -26,7 +26,7 @@ from filterkit.errors import FilterkitError
 from filterkit.evaluation_targets import target_fits
 from filterkit.formats import FormatOptions
 from filterkit.label_issues import FOLD_RECORD, LabelIssueFinder, fold_pulls
-from filterkit.lent_workers import lending
+from filterkit.lent_workers import lending, portable
 from filterkit.measures import (
     MULTICLASS_MEASURES,
     PER_CLASS_MEASURES,
@@ -503,7 +503,8 @@ def run_fits(
                 _dask_results(registry, plugins_dir, fits, chains, settings, cluster, progress)
             )
         elif min(jobs, count) == 1:
-            stack.enter_context(lending(jobs))  # a single fit: the pool's workers take its classifier's inner folds
+            lent = jobs if fits.rows >= POOL_FROM_ROWS else 1  # fewer rows: the workers' start costs more
+            stack.enter_context(lending(lent))  # a single fit: the pool's workers take its classifier's inner folds
             results = (fits.score(registry, fits.dataset, *arguments, settings) for arguments in fits.arguments)
         else:
             shipped = stack.enter_context(shipped_dataset(fits.dataset))
@@ -575,7 +576,7 @@ def score_shipped(plugins_dir, score, shipped: str, arguments: tuple, settings: 
     try:
         return score_in_worker(plugins_dir, score, worker_dataset(shipped), arguments, settings, files), None
     except Exception as error:  # raised in the parent at the fit's turn (_pooled_results)
-        return None, error
+        return None, portable(error)
 
 
 @functools.lru_cache(maxsize=4)

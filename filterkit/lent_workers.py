@@ -12,55 +12,106 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import functools
+import os
+import pickle
+import tempfile
 import threading
 from collections.abc import Callable, Iterator, Sequence
+from typing import Any
 
 from filterkit.option_files import GIVEN_FILES, sent_files
-
-#: How many worker processes are lent to the fit running in this process (1: none).
-LENT: contextvars.ContextVar[int] = contextvars.ContextVar("filterkit_lent_workers", default=1)
 
 #: The prefix of the module names of a plugins folder's files (filterkit.plugins), which a worker process started
 #: afresh cannot import by name: their functions run here.
 PLUGINS_FOLDER_MODULES = "filterkit_local_plugin_"
 
 
+class _Lent:
+    """The workers lent within one :func:`lending` block: how many, and the values sent to them in it (each pickled
+    once into the block's folder, which every worker reads once)."""
+
+    def __init__(self, jobs: int, folder: str):
+        self.jobs, self.folder = jobs, folder
+        self.sent: dict[int, tuple[Any, str]] = {}  # id → (the value, kept alive so its id stays its own; its file)
+
+    def path_of(self, value) -> str:
+        """The file holding ``value``, written the first time it is sent in this block."""
+        if id(value) not in self.sent:
+            path = os.path.join(self.folder, f"{len(self.sent)}.pickle")
+            with open(path, "wb") as stream:
+                pickle.dump(value, stream, protocol=pickle.HIGHEST_PROTOCOL)
+            self.sent[id(value)] = (value, path)
+        return self.sent[id(value)][1]
+
+
+#: The workers lent to the fit running in this process (None: none).
+_LENT: contextvars.ContextVar[_Lent | None] = contextvars.ContextVar("filterkit_lent_workers", default=None)
+
+
 @contextlib.contextmanager
 def lending(jobs: int) -> Iterator[None]:
     """Within the block, :func:`each` spreads its calls over ``jobs`` worker processes (one or fewer: none)."""
-    token = LENT.set(max(jobs, 1))
-    try:
-        yield
-    finally:
-        LENT.reset(token)
+    with contextlib.ExitStack() as stack:
+        folder = stack.enter_context(tempfile.TemporaryDirectory(prefix="filterkit-lent-")) if jobs >= 2 else ""
+        token = _LENT.set(_Lent(jobs, folder) if jobs >= 2 else None)
+        try:
+            yield
+        finally:
+            _LENT.reset(token)
 
 
-def each(function: Callable, items: Sequence) -> list:
-    """``[function(item) for item in items]``: computed in the worker processes lent to this fit (:func:`lending`)
-    where there are some and ``function`` (a module's function, or a ``functools.partial`` of one) can be imported by
-    name there, else here.  The values are the same either way; the first error in the items' order is raised."""
-    jobs = min(LENT.get(), len(items))
+def lent() -> int:
+    """How many worker processes are lent to the fit running in this process (1: none)."""
+    workers = _LENT.get()
+    return 1 if workers is None else workers.jobs
+
+
+def each(function: Callable, items: Sequence, shared: Any = None) -> list:
+    """``[function(shared, item) for item in items]``: computed in the worker processes lent to this fit
+    (:func:`lending`) where there are some and ``function`` (a module's function, or a ``functools.partial`` of one)
+    can be imported by name there, else here.  ``shared`` (the fit's rows) goes to the workers once a block, each
+    item with every call.  The values are the same either way; the first error in the items' order is raised."""
+    workers = _LENT.get()
     module = getattr(getattr(function, "func", function), "__module__", "") or ""
-    if jobs < 2 or module.startswith(PLUGINS_FOLDER_MODULES):
-        return [function(item) for item in items]
+    if workers is None or len(items) < 2 or module.startswith(PLUGINS_FOLDER_MODULES):
+        return [function(shared, item) for item in items]
     from joblib import Parallel, delayed
 
-    files = GIVEN_FILES.get()
-    outcomes = Parallel(n_jobs=jobs)(delayed(_in_worker)(function, item, files) for item in items)
+    path, files = workers.path_of(shared), GIVEN_FILES.get()
+    outcomes = Parallel(n_jobs=workers.jobs)(delayed(_in_worker)(function, path, item, files) for item in items)
     for _, error in outcomes:
         if error is not None:
             raise error
     return [value for value, _ in outcomes]
 
 
-def _in_worker(function: Callable, item, files: dict | None) -> tuple:
-    """(``function(item)``, None) in a worker process, the files options name as the run read them, or (None, the
-    error it raised), which :func:`each` raises at the item's turn."""
+def _in_worker(function: Callable, path: str, item, files: dict | None) -> tuple:
+    """(``function(shared, item)``, None) in a worker process, ``shared`` read from ``path`` (once a process), the
+    files options name as the run read them, or (None, the error it raised as :func:`portable` makes it), which
+    :func:`each` raises at the item's turn."""
     try:
         with sent_files(files):
-            return function(item), None
+            return function(_shared(path), item), None
     except Exception as error:
-        return None, error
+        return None, portable(error)
+
+
+@functools.lru_cache(maxsize=2)
+def _shared(path: str):
+    """The value of :meth:`_Lent.path_of`'s file, read once a worker process."""
+    with open(path, "rb") as stream:
+        return pickle.load(stream)
+
+
+def portable(error: Exception) -> Exception:
+    """``error`` as a worker process can send it back: itself where it survives pickling, else a RuntimeError
+    giving its type's name and its message (an exception whose arguments do not rebuild it had broken the pool)."""
+    try:
+        pickle.loads(pickle.dumps(error))
+    except Exception:
+        return RuntimeError(f"{type(error).__name__}: {error}")
+    return error
 
 
 def start_workers(jobs: int) -> None:

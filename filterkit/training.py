@@ -26,7 +26,7 @@ from filterkit.costs import refuse_unfitting_costs
 from filterkit.errors import FilterkitError
 from filterkit.evaluation import MULTICLASS_TASK, ChainSpec, CheckedClassifier, Dataset, Settings
 from filterkit.formats import FormatOptions
-from filterkit.lent_workers import lending, start_workers
+from filterkit.lent_workers import lending, portable, start_workers
 from filterkit.option_files import GIVEN_FILES, sent_files
 from filterkit.plugins import Registry, load_plugins
 from filterkit.reports import Evaluation
@@ -192,9 +192,13 @@ def train(
 
 def _local_workers(jobs: int | None, engine: str, rows: int) -> int:
     """The worker processes of a run on ``rows`` rows, started early and lent to the final fit (the kept chain's on
-    every row): ``--jobs``' pool (:func:`~filterkit.evaluation.pool_size`) on the local engine; none on Dask, where
-    the candidates' fits are the cluster's and the final fit the client's alone."""
-    return evaluation.pool_size(jobs, rows) if engine == "local" else 1
+    every row): ``--jobs``' pool (:func:`~filterkit.evaluation.pool_size`) on the local engine from
+    :data:`~filterkit.evaluation.POOL_FROM_ROWS` rows; none on fewer (the workers' start costs more than the fit's
+    inner folds take), nor on Dask, where the candidates' fits are the cluster's and the final fit the client's.
+    The candidates' own pool follows ``--jobs`` as given."""
+    if engine != "local" or rows < evaluation.POOL_FROM_ROWS:
+        return 1
+    return evaluation.pool_size(jobs, rows)
 
 
 def _searchable_classifier(registry: Registry, chains: list[ChainSpec] | None, settings: Settings, search: str):
@@ -492,7 +496,7 @@ def _in_worker(plugins_dir, shipped: str, function: Callable, arguments: tuple, 
             dataset = evaluation.worker_dataset(shipped)
             return function(evaluation.worker_registry(plugins_dir), dataset, *arguments), None
     except Exception as error:  # raised in the parent at the call's turn (FoldRunner.results)
-        return None, error
+        return None, portable(error)
 
 
 def _on_dask(plugins_dir, function: Callable, dataset: Dataset, arguments: tuple, files: dict):

@@ -304,11 +304,11 @@ class LinearSVM(Classifier):
         out_of_fold: dict[float, np.ndarray] = {}
         if folds >= 2:
             splits = StratifiedKFold(folds, shuffle=True, random_state=seed).split(np.zeros(len(classes)), classes)
-            inner_rows = [(features[train], classes[train], features[test], test) for train, test in splits]
+            inner_rows, shared = list(splits), (features, classes)  # the rows go to lent workers once a fit
             inner = self.inner_f1 if self.params["c_by"] == "f1" else self.inner_auc
             early = self.params["c_search"] == "early"
             for C in sorted(self.grid) if early else self.grid:
-                out_of_fold[C] = self._inner_decisions(C, seed, inner_rows, classes, columns)
+                out_of_fold[C] = self._inner_decisions(C, seed, inner_rows, shared, columns)
                 if early and len(inner) > 1 and not inner[C] > max(score for c, score in inner.items() if c != C):
                     break
             self.chosen_C = max(inner, key=lambda C: (inner[C], -C))
@@ -387,13 +387,14 @@ class LinearSVM(Classifier):
             return ColumnCut(*f1_cut(scores, positives), False)
         return objective_cut(scores, positives, *self.objective)
 
-    def _inner_decisions(self, C: float, seed: int, inner_rows: list, classes: np.ndarray, columns) -> np.ndarray:
-        """The out-of-fold decision values at ``C`` of the inner folds ``inner_rows`` (each: its training
-        features and classes, its test features and rows), its mean AUC and (``--svm-c-by f1``) F1 recorded."""
+    def _inner_decisions(self, C: float, seed: int, inner_rows: list, shared: tuple, columns) -> np.ndarray:
+        """The out-of-fold decision values at ``C`` of the inner folds ``inner_rows`` (each: its training and test
+        rows) of the fit's ``shared`` features and classes, its mean AUC and (``--svm-c-by f1``) F1 recorded."""
+        classes = shared[1]
         decisions = np.zeros((len(classes), len(columns)))
         aucs = []
-        fitted = each(functools.partial(_fold_decisions, self._svm_options(C, seed), columns), inner_rows)
-        for (_, _, _, test), fold_decisions in zip(inner_rows, fitted):  # the folds fitted in lent workers, if any
+        fitted = each(functools.partial(_fold_decisions, self._svm_options(C, seed), columns), inner_rows, shared)
+        for (_, test), fold_decisions in zip(inner_rows, fitted):  # the folds fitted in lent workers, if any
             decisions[test] = fold_decisions
             aucs.append(
                 np.nanmean([area_under_roc(classes[test] == k, decisions[test, j]) for j, k in enumerate(columns)])
@@ -555,13 +556,13 @@ def _fitted_one_vs_rest(options: tuple, features, classes, columns) -> list:
     return [_fit_quietly(_linear_svm(*options), features, (classes == k).astype(np.int64)) for k in columns]
 
 
-def _fold_decisions(options: tuple, columns, fold: tuple) -> np.ndarray:
-    """The decision values on an inner ``fold``'s test rows (its training features and classes, its test features
-    and rows) of :func:`_fitted_one_vs_rest` fitted on its training rows: a piece of work :func:`each` may send
+def _fold_decisions(options: tuple, columns, shared: tuple, fold: tuple) -> np.ndarray:
+    """The decision values on an inner ``fold``'s test rows (its training and test rows of the ``shared`` features
+    and classes) of :func:`_fitted_one_vs_rest` fitted on its training rows: a piece of work :func:`each` may send
     to a worker process."""
-    train_features, train_classes, test_features, _ = fold
+    (features, classes), (train, test) = shared, fold
     return _decisions(
-        *_linear_form(_fitted_one_vs_rest(options, train_features, train_classes, columns)), test_features
+        *_linear_form(_fitted_one_vs_rest(options, features[train], classes[train], columns)), features[test]
     )
 
 

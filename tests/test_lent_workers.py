@@ -4,35 +4,34 @@
 from __future__ import annotations
 
 import functools
-import json
 
 import numpy as np
 import pytest
 
 from chain_helpers import REAL
 from filterkit import lent_workers
-from filterkit.lent_workers import LENT, each, lending
+from filterkit.lent_workers import each, lending, lent
 
 OH0 = REAL / "oh0.wc.arff"
 
 
-def _square_or_refuse(refused: set, value: int) -> int:
-    """``value`` squared; ValueError naming it where it is in ``refused``."""
+def _square_or_refuse(refused: set, shared: int, value: int) -> int:
+    """``value`` squared plus ``shared``; ValueError naming it where it is in ``refused``."""
     if value in refused:
         raise ValueError(f"refused {value}")
-    return value * value
+    return value * value + shared
 
 
 def test_each_gives_the_values_of_one_process_in_their_order():
     items = list(range(7))
     with lending(2):
-        pooled = each(functools.partial(_square_or_refuse, set()), items)
-    assert pooled == [value * value for value in items]
+        pooled = each(functools.partial(_square_or_refuse, set()), items, 100)
+    assert pooled == [value * value + 100 for value in items]
 
 
 def test_each_raises_the_first_error_in_the_items_order_not_the_first_to_arrive():
     with lending(2), pytest.raises(ValueError, match="refused 1$"):
-        each(functools.partial(_square_or_refuse, {1, 5}), list(range(6)))
+        each(functools.partial(_square_or_refuse, {1, 5}), list(range(6)), 0)
 
 
 def test_each_runs_here_without_lent_workers_or_for_a_plugins_folder_function(monkeypatch):
@@ -43,21 +42,21 @@ def test_each_runs_here_without_lent_workers_or_for_a_plugins_folder_function(mo
         raise AssertionError("a pool was started")
 
     monkeypatch.setattr("joblib.Parallel", no_pool)
-    assert each(functools.partial(_square_or_refuse, set()), [2, 3]) == [4, 9]  # none lent
+    assert each(functools.partial(_square_or_refuse, set()), [2, 3], 0) == [4, 9]  # none lent
     local = functools.partial(_square_or_refuse, set())
     monkeypatch.setattr(_square_or_refuse, "__module__", lent_workers.PLUGINS_FOLDER_MODULES + "mine")
     with lending(2):
-        assert each(local, [2, 3]) == [4, 9]
+        assert each(local, [2, 3], 0) == [4, 9]
     assert calls == []
 
 
 def test_lending_sets_the_count_for_the_block_only():
-    assert LENT.get() == 1
+    assert lent() == 1
     with lending(3):
-        assert LENT.get() == 3
+        assert lent() == 3
         with lending(0):
-            assert LENT.get() == 1
-    assert LENT.get() == 1
+            assert lent() == 1
+    assert lent() == 1
 
 
 def _lent_while_fitting(monkeypatch) -> list[int]:
@@ -67,46 +66,75 @@ def _lent_while_fitting(monkeypatch) -> list[int]:
     seen: list[int] = []
     original = classifiers.each
 
-    def recorded(function, items):
-        seen.append(LENT.get())
-        return original(function, items)
+    def recorded(function, items, shared=None):
+        seen.append(lent())
+        return original(function, items, shared)
 
     monkeypatch.setattr(classifiers, "each", recorded)
     return seen
 
 
-@pytest.mark.parametrize("jobs", [1, 2])
-def test_train_lends_its_jobs_to_the_final_fit_and_the_model_is_the_same(monkeypatch, tmp_path, jobs):
+@pytest.mark.parametrize("floor, jobs, expected", [(0, 2, 2), (0, 1, 1), (None, 2, 1)])
+def test_train_lends_its_jobs_to_the_final_fit_from_the_pools_rows_and_the_model_is_the_same(
+    monkeypatch, tmp_path, floor, jobs, expected
+):
+    from filterkit import evaluation
     from filterkit.evaluation import Settings
     from filterkit.plugins import load_plugins
     from filterkit.training import train
 
+    if floor is not None:  # oh0's 1,003 rows are under the pool's 5,000: lowered, the workers are lent
+        monkeypatch.setattr(evaluation, "POOL_FROM_ROWS", floor)
     registry = load_plugins()
     settings = Settings(multiclass=True, classifier_params={"c_values": "0.1,1"})
     seen = _lent_while_fitting(monkeypatch)
     chain = [registry.parse_chain("l2")]
     train(str(OH0), chain, settings, registry, jobs=jobs).save(tmp_path / "lent.json")
-    assert seen and set(seen) == {jobs}
+    assert seen and set(seen) == {expected}
+    monkeypatch.setattr(evaluation, "POOL_FROM_ROWS", 5000)
     train(str(OH0), chain, settings, registry, jobs=1).save(tmp_path / "alone.json")
     assert (tmp_path / "lent.json").read_bytes() == (tmp_path / "alone.json").read_bytes()
 
 
-def test_evaluate_with_a_test_file_lends_its_jobs_to_its_single_fit(run_filterkit, tmp_path):
+@pytest.mark.parametrize("floor, expected", [(0, 2), (None, 1)])
+def test_evaluate_with_a_test_file_lends_its_jobs_to_its_single_fit(monkeypatch, tmp_path, floor, expected):
+    from filterkit import evaluation
+    from filterkit.evaluation import Settings, evaluate
+    from filterkit.plugins import load_plugins
+
     held_out = tmp_path / "held-out.arff"
     held_out.write_bytes(OH0.read_bytes())
-    reports = []
-    for jobs in ("1", "2"):
-        result = run_filterkit(
-            "evaluate", "--json", "-q", "--multiclass", "--jobs", jobs, "--svm-c-values", "0.1,1",
-            "--test", held_out, OH0, "l2",
-        )  # fmt: skip
-        assert result.status == 0, result.stderr
-        reports.append(json.loads(result.stdout))
-    for report in reports:
-        report.pop("elapsed_seconds", None)
-        report.pop("settings", None)
+    registry = load_plugins()
+    settings = Settings(multiclass=True, classifier_params={"c_values": "0.1,1"})
+    chain = [registry.parse_chain("l2")]
+    reports = [evaluate(str(OH0), chain, settings, registry, jobs=1, test=str(held_out)).document]
+    if floor is not None:
+        monkeypatch.setattr(evaluation, "POOL_FROM_ROWS", floor)
+    seen = _lent_while_fitting(monkeypatch)
+    reports.append(evaluate(str(OH0), chain, settings, registry, jobs=2, test=str(held_out)).document)
+    assert seen and set(seen) == {expected}
     assert reports[0]["results"] == reports[1]["results"]
     assert np.isfinite(reports[0]["results"][0]["macro_f1"])
+
+
+def test_an_error_that_does_not_survive_pickling_comes_back_as_its_name_and_message():
+    assert lent_workers.portable(ValueError("kept")).args == ("kept",)
+    came_back = lent_workers.portable(_TwoArguments("a", "b"))
+    assert isinstance(came_back, RuntimeError) and str(came_back) == "_TwoArguments: a and b"
+    with lending(2), pytest.raises(RuntimeError, match="^_TwoArguments: 1 and 2$"):
+        each(_raise_two_arguments, [1, 2], 0)
+
+
+class _TwoArguments(Exception):
+    """An exception whose pickle does not rebuild it (its constructor takes two arguments, its args hold one)."""
+
+    def __init__(self, first, second):
+        super().__init__(f"{first} and {second}")
+
+
+def _raise_two_arguments(shared, value):
+    """Raise :class:`_TwoArguments`."""
+    raise _TwoArguments(value, value + 1)
 
 
 def _children() -> set[int]:
