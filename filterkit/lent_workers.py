@@ -20,6 +20,7 @@ import threading
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
+from filterkit.errors import FilterkitError
 from filterkit.option_files import GIVEN_FILES, sent_files
 
 #: The prefix of the module names of a plugins folder's files (filterkit.plugins), which a worker process started
@@ -106,10 +107,13 @@ def _shared(path: str):
 
 def portable(error: Exception) -> Exception:
     """``error`` as a worker process can send it back: itself where it survives pickling, else a RuntimeError
-    giving its type's name and its message (an exception whose arguments do not rebuild it had broken the pool)."""
+    giving its type's name and its message (an exception whose arguments do not rebuild it had broken the pool); a
+    FilterkitError of a plugin's own kind as a FilterkitError, so that the command still says it in one line."""
     try:
         pickle.loads(pickle.dumps(error))
     except Exception:
+        if isinstance(error, FilterkitError):  # a plugin's own kind: its message, file and line kept
+            return FilterkitError(error.message, error.path, error.line)
         return RuntimeError(f"{type(error).__name__}: {error}")
     return error
 

@@ -152,12 +152,13 @@ def train(
             dataset, _ = evaluation.read_dataset(opened, name, None, "", settings, progress)
             recorded = opened.reading
         dataset = evaluation.known_class_rows(dataset)
-        start_workers(_local_workers(jobs, engine, dataset.data.n_rows))
         task = trained_task(dataset, settings, name)
         refuse_unfitting_costs(settings.classifier, settings.classifier_params, dataset.labels, settings.multiclass)
         if chains is None:
             several = task == MULTICLASS_TASK and present_classes(dataset) > 2
             chains = default_candidates(dataset.schema, registry, several)
+        lent = _local_workers(jobs, engine, dataset.data.n_rows, _first_pool_fits(chains, search, candidate_folds))
+        start_workers(lent)  # after the checks: an early error need not wait for their start
         candidates = []
         searched: dict = {}
         placed = (jobs, engine, (scheduler, workers), plugins_dir)
@@ -181,7 +182,7 @@ def train(
         else:
             chosen = chains[0]
         fitting = f"fitting '{chosen.text}' and the classifier on all {dataset.data.n_rows:,} rows"
-        with progress.working(fitting, True), lending(_local_workers(jobs, engine, dataset.data.n_rows)):
+        with progress.working(fitting, True), lending(lent):
             model = _fitted_model(registry, dataset, chosen, task, settings, recorded, candidates, searched)
         if warn is not None:
             for text in model.chain.warnings:
@@ -190,15 +191,26 @@ def train(
         return model
 
 
-def _local_workers(jobs: int | None, engine: str, rows: int) -> int:
+def _local_workers(jobs: int | None, engine: str, rows: int, fits: int | None) -> int:
     """The worker processes of a run on ``rows`` rows, started early and lent to the final fit (the kept chain's on
-    every row): ``--jobs``' pool (:func:`~filterkit.evaluation.pool_size`) on the local engine from
-    :data:`~filterkit.evaluation.POOL_FROM_ROWS` rows; none on fewer (the workers' start costs more than the fit's
-    inner folds take), nor on Dask, where the candidates' fits are the cluster's and the final fit the client's.
+    every row): as many as the candidates' first pool of ``fits`` fits takes (None: there is none), so that every
+    call keeps joblib's pool as it is; ``--jobs``' pool (:func:`~filterkit.evaluation.pool_size`) on the local engine
+    from :data:`~filterkit.evaluation.POOL_FROM_ROWS` rows, none on fewer (the workers' start costs more than the
+    fit's inner folds take), nor on Dask, where the candidates' fits are the cluster's and the final fit the client's.
     The candidates' own pool follows ``--jobs`` as given."""
     if engine != "local" or rows < evaluation.POOL_FROM_ROWS:
         return 1
-    return evaluation.pool_size(jobs, rows)
+    pool = evaluation.pool_size(jobs, rows)
+    return pool if fits is None else min(pool, fits)
+
+
+def _first_pool_fits(chains: list[ChainSpec], search: str, folds: int) -> int | None:
+    """How many fits the candidates' first pool is given (:func:`candidate_scores`: every chain's folds;
+    :func:`flat_candidate_scores`: a chain's folds); None where one chain is searched nested (no pool before the
+    final fit)."""
+    if search == "flat":
+        return folds
+    return None if len(chains) == 1 else len(chains) * folds
 
 
 def _searchable_classifier(registry: Registry, chains: list[ChainSpec] | None, settings: Settings, search: str):

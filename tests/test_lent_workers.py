@@ -10,6 +10,7 @@ import pytest
 
 from chain_helpers import REAL
 from filterkit import lent_workers
+from filterkit.errors import FilterkitError
 from filterkit.lent_workers import each, lending, lent
 
 OH0 = REAL / "oh0.wc.arff"
@@ -174,3 +175,53 @@ def test_no_workers_are_started_for_one_job():
 
     lent_workers.start_workers(1)
     assert not [thread for thread in threading.enumerate() if thread.name == "filterkit-start-workers"]
+
+
+class _PluginError(FilterkitError):
+    """A plugin's own FilterkitError, whose constructor takes other arguments than its base's (so its pickle does not
+    rebuild it)."""
+
+    def __init__(self, what: str, line: int):
+        super().__init__(f"cannot {what}", "data.arff", line)
+
+
+def test_a_plugins_own_filterkit_error_comes_back_as_a_filterkit_error_with_its_file_and_line():
+    came_back = lent_workers.portable(_PluginError("fit", 7))
+    assert type(came_back) is FilterkitError
+    assert (came_back.message, came_back.path, came_back.line) == ("cannot fit", "data.arff", 7)
+    assert str(came_back) == "data.arff:7: cannot fit"
+
+
+@pytest.mark.parametrize(
+    "chains, search, folds, jobs, expected",
+    [
+        (2, "nested", 2, 5, 4),
+        (4, "nested", 5, 16, 16),
+        (1, "nested", 5, 16, 16),
+        (3, "flat", 2, 5, 2),
+        (1, "flat", 5, 2, 2),
+    ],
+)
+def test_the_workers_started_and_lent_are_as_many_as_the_candidates_first_pool_takes(
+    chains, search, folds, jobs, expected
+):
+    from filterkit.training import _first_pool_fits, _local_workers
+
+    fits = _first_pool_fits([object()] * chains, search, folds)
+    assert _local_workers(jobs, "local", 10_000, fits) == expected
+    assert _local_workers(jobs, "local", 4_999, fits) == 1  # under the pool's rows
+    assert _local_workers(jobs, "dask", 10_000, fits) == 1
+
+
+def test_train_with_more_jobs_than_candidate_fits_keeps_one_pool(monkeypatch, tmp_path, recwarn):
+    from filterkit import evaluation
+    from filterkit.evaluation import Settings
+    from filterkit.plugins import load_plugins
+    from filterkit.training import train
+
+    monkeypatch.setattr(evaluation, "POOL_FROM_ROWS", 0)
+    registry = load_plugins()
+    settings = Settings(multiclass=True, classifier_params={"c_values": "0.1,1"})
+    chains = [registry.parse_chain("l2"), registry.parse_chain("binarize l2")]
+    train(str(OH0), chains, settings, registry, jobs=5, candidate_folds=2).save(tmp_path / "model.json")
+    assert not [warning for warning in recwarn if "resize" in str(warning.message)]
