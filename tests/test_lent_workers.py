@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import functools
+import threading
 
 import numpy as np
 import pytest
@@ -127,10 +128,12 @@ def test_an_error_that_does_not_survive_pickling_comes_back_as_its_name_and_mess
 
 
 class _TwoArguments(Exception):
-    """An exception whose pickle does not rebuild it (its constructor takes two arguments, its args hold one)."""
+    """An exception that does not pickle (it holds a lock), whichever reducers a library installed for exceptions
+    (tblib's, which Dask installs, rebuilds exceptions whose constructors take other arguments)."""
 
     def __init__(self, first, second):
         super().__init__(f"{first} and {second}")
+        self.lock = threading.Lock()
 
 
 def _raise_two_arguments(shared, value):
@@ -157,7 +160,6 @@ def _children() -> set[int]:
 @pytest.mark.skipif(not __import__("pathlib").Path("/proc/self/stat").exists(), reason="needs Linux's /proc")
 def test_workers_started_early_are_the_ones_the_fits_run_in():
     import os
-    import threading
 
     from joblib import Parallel, delayed
 
@@ -171,18 +173,17 @@ def test_workers_started_early_are_the_ones_the_fits_run_in():
 
 
 def test_no_workers_are_started_for_one_job():
-    import threading
 
     lent_workers.start_workers(1)
     assert not [thread for thread in threading.enumerate() if thread.name == "filterkit-start-workers"]
 
 
 class _PluginError(FilterkitError):
-    """A plugin's own FilterkitError, whose constructor takes other arguments than its base's (so its pickle does not
-    rebuild it)."""
+    """A plugin's own FilterkitError that does not pickle (it holds a lock)."""
 
     def __init__(self, what: str, line: int):
         super().__init__(f"cannot {what}", "data.arff", line)
+        self.lock = threading.Lock()
 
 
 def test_a_plugins_own_filterkit_error_comes_back_as_a_filterkit_error_with_its_file_and_line():
