@@ -134,14 +134,10 @@ def _started(jobs: int) -> None:
         Parallel(n_jobs=jobs)(delayed(_imported)() for _ in range(jobs))
 
 
-def _imported() -> int:
-    """In a worker: import the modules a fit uses (the run's plugins are loaded by its first fit); its process id."""
-    import os
-
+def _imported() -> None:
+    """In a worker: import the modules a fit uses (the run's plugins are loaded by its first fit)."""
     import sklearn.model_selection  # noqa: F401
     import sklearn.svm  # noqa: F401
 
     import filterkit.classifying  # noqa: F401
     import filterkit.tasks  # noqa: F401
-
-    return os.getpid()
