@@ -5,6 +5,7 @@
     python benchmarks/multilabel.py build [--inputs …]
     python benchmarks/multilabel.py summarize [--inputs …]
     python benchmarks/multilabel.py thresholds [--inputs …] [--min-positives N] [--route NAME]   # §11.1
+    python benchmarks/multilabel.py build|thresholds --source appstream [--inputs …]   # the second corpus
 
 ``build`` takes bookworm main's long descriptions as benchmarks/corpora.py makes them (``apt-cache dumpavail``
 joined to ``Translation-en`` in apt lists of its own under ``--inputs/apt``) with each package's ``Tag:`` field,
@@ -35,6 +36,12 @@ the paired tests against the margin, the fixed cut and PCut (Wilcoxon over the l
 label sets) and the label cardinality it predicts come from its predictions.  ``--min-positives N`` builds the
 corpus with the tags of at least N training documents as labels (rarer labels, where Lin & Lin's rule is meant to
 act) in a folder ``--inputs`` of its own, whose apt lists are those of the default folder.
+
+``--source appstream`` builds a second corpus of another shape instead, in ``benchmarks/.inputs/multilabel-appstream``
+unless ``--inputs`` says otherwise: Debian's AppStream catalogue, each application's summary and description
+labelled by its freedesktop.org categories (a hierarchy: ``Game`` and ``LogicGame``, ``AudioVideo`` and
+``Player`` …), the categories of at least 30 training documents as labels (benchmarks/appstream.py says what it
+reads and why that floor); the split, the files (``appstream-train.arff`` …) and ``thresholds`` are as above.
 """
 
 from __future__ import annotations
@@ -49,6 +56,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import appstream  # noqa: E402
 from corpora import ALL_WORDS, TEST_RESIDUES, WORDS, debian_packages, mcnemar, quoted, residue  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
@@ -59,6 +67,11 @@ STEM = "debtags"
 FORMATS = ("arff", "jsonl")
 TOP = 1000
 MEASURES = ("micro_f1", "macro_f1", "hamming_loss", "subset_accuracy")
+#: ``--source``: each corpus's file stem, default folder and default floor (``--min-positives``).
+SOURCES = {
+    "debtags": (STEM, DEFAULT_INPUTS, MIN_TRAINING_POSITIVES),
+    "appstream": ("appstream", HERE / ".inputs" / "multilabel-appstream", appstream.MIN_TRAINING_POSITIVES),
+}
 
 
 def selection(metric: str, how: str) -> str:
@@ -173,18 +186,22 @@ def share_apt_lists(inputs: Path) -> None:
         (inputs / "apt").symlink_to(shared.resolve(), target_is_directory=True)
 
 
-def build(inputs: Path) -> dict:
-    """The MEKA ARFF and JSON Lines train/test files under ``inputs/data``; their sizes (also sizes.json)."""
+def build(inputs: Path, source: str = "debtags") -> dict:
+    """The MEKA ARFF and JSON Lines train/test files of ``source`` (``SOURCES``) under ``inputs/data``; their
+    sizes (also sizes.json)."""
     folder = inputs / "data"
     folder.mkdir(parents=True, exist_ok=True)
-    documents = [(record["Package"], text, debtags(record)) for record, text in debian_packages(inputs)]
+    if source == "appstream":
+        documents, listing = appstream.documents(inputs)
+    else:
+        documents = [(record["Package"], text, debtags(record)) for record, text in debian_packages(inputs)]
+        release = next((inputs / "apt" / "lists").glob("*_debian_dists_bookworm_InRelease"))
+        listing = next(line for line in release.read_text().splitlines() if line.startswith("Date:"))
     train, test, labels = split(documents)
     for part, rows in (("train", train), ("test", test)):
         write_meka(folder / f"{STEM}-{part}.arff", labels, rows)
         write_jsonl(folder / f"{STEM}-{part}.jsonl", rows)
-    sizes = {"min_training_positives": MIN_TRAINING_POSITIVES, **corpus_sizes(labels, train, test)}
-    release = next((inputs / "apt" / "lists").glob("*_debian_dists_bookworm_InRelease"))
-    sizes["lists"] = next(line for line in release.read_text().splitlines() if line.startswith("Date:"))
+    sizes = {"min_training_positives": MIN_TRAINING_POSITIVES, **corpus_sizes(labels, train, test), "lists": listing}
     (folder / "sizes.json").write_text(json.dumps(sizes, indent=1) + "\n")
     return sizes
 
@@ -519,28 +536,31 @@ def summarize(inputs: Path) -> str:
 
 
 def main() -> None:
-    global MIN_TRAINING_POSITIVES
+    global MIN_TRAINING_POSITIVES, STEM
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("action", choices=("build", "run", "summarize", "thresholds"))
-    parser.add_argument("--inputs", type=Path, default=DEFAULT_INPUTS)
+    parser.add_argument("--source", choices=SOURCES, default="debtags", help="the corpus (default: §11's debtags)")
+    parser.add_argument("--inputs", type=Path, help="the corpus's folder (default: the source's under .inputs)")
     parser.add_argument("--formats", help="of arff, jsonl (run; default: arff, and jsonl for the selection run)")
     parser.add_argument("--runs", default=",".join(RUNS), help="of selection, shape, shape-copies (run)")
     parser.add_argument(
         "--min-positives",
         type=int,
-        default=MIN_TRAINING_POSITIVES,
-        help="the training documents a tag needs to be a label (build; §11's corpus: the default)",
+        help="the training documents a tag needs to be a label (build; default: the source's, 70 for debtags)",
     )
     parser.add_argument("--route", choices=CHAINS, default=THRESHOLD_ROUTE, help="the chain cut (thresholds)")
     args = parser.parse_args()
+    STEM, default_inputs, default_floor = SOURCES[args.source]
+    args.inputs = args.inputs or default_inputs
     args.inputs.mkdir(parents=True, exist_ok=True)
-    MIN_TRAINING_POSITIVES = args.min_positives
+    MIN_TRAINING_POSITIVES = default_floor if args.min_positives is None else args.min_positives
     if args.action == "build":
-        print(json.dumps(build(args.inputs), indent=1))
+        print(json.dumps(build(args.inputs, args.source), indent=1))
     elif args.action == "thresholds":
         if not (args.inputs / "data" / "sizes.json").exists():
-            share_apt_lists(args.inputs)
-            build(args.inputs)
+            if args.source == "debtags":
+                share_apt_lists(args.inputs)
+            build(args.inputs, args.source)
         print(summarize_thresholds(args.inputs, args.route))
     elif args.action == "run":
         run(args.inputs, args.runs.split(","), args.formats.split(",") if args.formats else None)
