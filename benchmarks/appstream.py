@@ -19,8 +19,8 @@ training and 604 test components have a category; 18 categories have at least 30
 least 20, 60 at least 10.  At 30 a label has ~13 test positives on average at its rarest (the split is 30 %), so
 one document moves its recall by under 0.08, and each of the SVM's five inner folds holds ~6 positives to cut on;
 below that a label's test F1 is too coarse for the Wilcoxon test over the labels to mean much.  The 18 labels keep
-the shape: 11 main categories, and 7 of their sub-categories (``LogicGame``, ``ArcadeGame``, ``BoardGame`` under
-``Game``; ``Player``, ``Video`` under ``AudioVideo``; ``Viewer``; ``Math``).
+the shape: 12 main categories (``Audio`` and ``Video`` among them, each listed with ``AudioVideo``) and 6
+additional ones (``LogicGame``, ``ArcadeGame``, ``BoardGame`` with ``Game``; ``Player``; ``Viewer``; ``Math``).
 """
 
 from __future__ import annotations
