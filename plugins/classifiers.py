@@ -32,9 +32,14 @@ from filterkit.thresholds import (
     threshold_objective,
 )
 
+#: liblinear's iterations in a model's fit (to convergence wherever the grid's C allows), and in a fit that only
+#: scores a C in ``--svm-c-search early``'s inner folds: LinearSVC's own default, as GridSearchCV scores a C.
+FIT_ITERATIONS, SEARCH_ITERATIONS = 20_000, 1_000
 
-def _linear_svm(C: float, seed: int, loss: str = "squared_hinge", intercept: str = "regularized", class_weight=None):
-    """liblinear's SVM, or with ``intercept="free"`` one whose offset b is left out of the penalty."""
+
+def _linear_svm(C: float, seed: int, loss="squared_hinge", intercept="regularized", class_weight=None, iterations=None):
+    """liblinear's SVM (at most ``iterations``, else :data:`FIT_ITERATIONS`), or with ``intercept="free"`` one whose
+    offset b is left out of the penalty (solved to convergence)."""
     if intercept == "free":
         return FreeInterceptSVM(C, loss, class_weight)
     from sklearn.svm import LinearSVC
@@ -44,7 +49,7 @@ def _linear_svm(C: float, seed: int, loss: str = "squared_hinge", intercept: str
         loss=loss,
         dual=True if loss == "hinge" else "auto",
         random_state=seed,
-        max_iter=20000,
+        max_iter=iterations or FIT_ITERATIONS,
         class_weight=class_weight,
     )
 
@@ -177,8 +182,8 @@ class LinearSVM(Classifier):
             str,
             "full",
             "Score every C of the grid (full), or walk the grid from its smallest C and stop at the first whose "
-            "inner score (--svm-c-by) is not above the best so far (early: fewer fits, the same C where the "
-            "scores rise to one peak and fall).",
+            "inner score (--svm-c-by) is not above the best so far, each inner fit stopped at liblinear's 1,000 "
+            "iterations (early: fewer fits and iterations; the model at the chosen C is fitted to convergence).",
             choices=("full", "early"),
         ),
         Option("loss", str, "squared-hinge", "The SVM's loss.", choices=("squared-hinge", "hinge")),
@@ -393,7 +398,9 @@ class LinearSVM(Classifier):
         classes = shared[1]
         decisions = np.zeros((len(classes), len(columns)))
         aucs = []
-        fitted = each(functools.partial(_fold_decisions, self._svm_options(C, seed), columns), inner_rows, shared)
+        iterations = SEARCH_ITERATIONS if self.params["c_search"] == "early" else FIT_ITERATIONS
+        options = self._svm_options(C, seed, iterations)
+        fitted = each(functools.partial(_fold_decisions, options, columns), inner_rows, shared)
         for (_, test), fold_decisions in zip(inner_rows, fitted):  # the folds fitted in lent workers, if any
             decisions[test] = fold_decisions
             aucs.append(
@@ -448,10 +455,10 @@ class LinearSVM(Classifier):
         """One SVM at ``C`` per class of ``columns`` against the rest, fitted."""
         return _fitted_one_vs_rest(self._svm_options(C, seed), features, classes, columns)
 
-    def _svm_options(self, C: float, seed: int) -> tuple:
-        """:func:`_linear_svm`'s arguments at ``C`` and ``seed`` for this classifier's options."""
+    def _svm_options(self, C: float, seed: int, iterations: int = FIT_ITERATIONS) -> tuple:
+        """:func:`_linear_svm`'s arguments at ``C``, ``seed`` and ``iterations`` for this classifier's options."""
         class_weight = None if self.params["class_weight"] == "none" else "balanced"
-        return (C, seed, self.params["loss"].replace("-", "_"), self.params["intercept"], class_weight)
+        return (C, seed, self.params["loss"].replace("-", "_"), self.params["intercept"], class_weight, iterations)
 
     def class_scores(self, features):
         """Each class's Platt probability, or its decision value without a sigmoid."""

@@ -1,6 +1,6 @@
-"""The SVM's C search made cheaper without changing a bit (issue 75): the inner F1 counted with numpy is
-scikit-learn's ``f1_score``, and ``train`` and ``evaluate`` write what filterkit 0.4.0.dev0 (commit e6c44fc, before
-the search was reworked) wrote, with one process or two."""
+"""The SVM's C search made cheaper (issue 75): the inner F1 counted with numpy is scikit-learn's ``f1_score``, and
+``train`` and ``evaluate`` of the full search write what filterkit 0.4.0.dev0 (commit e6c44fc, before the search was
+reworked) wrote, with one process or two; the early search scores a C by fits stopped where LinearSVC stops them."""
 
 from __future__ import annotations
 
@@ -132,3 +132,58 @@ def test_evaluate_searches_c_early_when_told(run_filterkit):
         assert not stopped or scores[-1] <= climbed[-1], fold
         assert fold["C"] == scored[scores.index(max(scores))]
     assert [len(fold["C_scored"]) for fold in document["results"][0]["classifier"]] == [4, 5, 2]
+
+
+def conflicting_rows(seed: int = 0, rows: int = 200, columns: int = 12):
+    """Rows of a few columns each, a quarter of the classes flipped: no line separates them, so liblinear's dual
+    solver at C = 100 takes 7,000 to 15,000 iterations (more columns than rows: LinearSVC picks the dual)."""
+    import scipy.sparse as sp
+
+    generator = np.random.default_rng(seed)
+    positions, values = generator.integers(0, columns, size=(rows, 3)), generator.random((rows, 3))
+    features = sp.csr_matrix(
+        (values.ravel(), positions.ravel(), np.arange(0, 3 * rows + 1, 3)), shape=(rows, rows + 50)
+    )
+    features.sum_duplicates()
+    return features, ((positions[:, 0] < columns // 2) ^ (generator.random(rows) < 0.25)).astype(np.int64)
+
+
+def out_of_fold_sigmoid(features, targets, iterations: int) -> tuple[float, float]:
+    """Platt's sigmoid on the out-of-fold decision values of LinearSVC(C=100) stopped at ``iterations``, on the
+    svm's two inner folds (seed 1)."""
+    import warnings
+
+    from sklearn.model_selection import StratifiedKFold
+    from sklearn.svm import LinearSVC
+
+    from filterkit.thresholds import platt_sigmoid
+
+    held_out = np.zeros(len(targets))
+    folds = StratifiedKFold(2, shuffle=True, random_state=1).split(np.zeros(len(targets)), targets)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for train, test in folds:
+            model = LinearSVC(C=100, dual="auto", random_state=1, max_iter=iterations).fit(
+                features[train], targets[train]
+            )
+            held_out[test] = model.decision_function(features[test])
+    return platt_sigmoid(held_out, targets == 1)
+
+
+def test_the_early_search_scores_a_c_by_fits_stopped_at_liblinears_default_and_fits_the_model_to_convergence():
+    import warnings
+
+    from sklearn.svm import LinearSVC
+
+    from filterkit_plugins.classifiers import LinearSVM
+
+    features, targets = conflicting_rows()
+    early = LinearSVM(c_values="100", inner_folds=2, c_search="early").fit(features, targets, seed=1)
+    full = LinearSVM(c_values="100", inner_folds=2).fit(features, targets, seed=1)
+    stopped, converged = out_of_fold_sigmoid(features, targets, 1_000), out_of_fold_sigmoid(features, targets, 20_000)
+    assert stopped != converged  # the inner fits run past 1,000 iterations here
+    assert tuple(early.sigmoids[0]) == stopped and tuple(full.sigmoids[0]) == converged
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = LinearSVC(C=100, dual="auto", random_state=1, max_iter=20_000).fit(features, targets)
+    assert np.array_equal(early.weights[0], model.coef_[0]) and np.array_equal(full.weights[0], model.coef_[0])
