@@ -395,6 +395,55 @@ def run(inputs: Path, quick: bool, only: list[str], chains: list[str], modes: li
                 print(task[0], name, mode, score_of(found, task), found["seconds"], flush=True)
 
 
+def run_train(data: Path, results: Path, task: tuple, jobs: str) -> dict:
+    """``filterkit train`` with its default candidates (``--jobs jobs``) on the task's training file, then
+    ``predict`` of its test file: each candidate's score, the pick, its test F1 (macro-F1 on all classes), and
+    the two commands' CPU (``wait4``) and wall seconds; kept as ``train.json`` under ``results``, reused."""
+    import numpy as np
+
+    from filterkit.arff import read_arff
+
+    task_name, stem, positive = task
+    target = results / task_name / "train.json"
+    if target.exists():
+        return json.loads(target.read_text())
+    target.parent.mkdir(parents=True, exist_ok=True)
+    model, predictions = target.with_suffix(".model.json"), target.with_suffix(".csv")
+    commands = [
+        ["filterkit", "train", "-q", "--jobs", jobs, *task_options(positive), "-o", str(model)]
+        + [str(data / f"{stem}-train.arff")],
+        ["filterkit", "predict", str(model), str(data / f"{stem}-test.arff"), "-o", str(predictions)],
+    ]
+    cpu, started = 0.0, time.time()
+    for command in commands:
+        process = subprocess.Popen(command)
+        _, status, usage = os.wait4(process.pid, 0)
+        if status:
+            raise SystemExit(f"{' '.join(command)}: exit status {status}")
+        cpu += usage.ru_utime + usage.ru_stime
+    schema, chunk = read_arff(str(data / f"{stem}-test.arff"))
+    labels = schema.attributes[-1].labels
+    truth = [labels[int(value)] for value in chunk.values[:, -1]]
+    with open(predictions, encoding="utf-8") as table:
+        decided = [row["label"] for row in csv.DictReader(table)]
+    classes = sorted(set(truth)) if positive is None else [positive]
+    per_class = []
+    for label in classes:
+        hits = sum(t == d == label for t, d in zip(truth, decided))
+        guessed, actual = decided.count(label), truth.count(label)
+        per_class.append(2 * hits / (guessed + actual) if guessed + actual else 0.0)
+    fitted = json.loads(model.read_text())["classifier"]
+    found = {
+        "candidates": {entry["chain"]: entry["score"] for entry in fitted["candidates"]},
+        "pick": fitted["chain"],
+        "f1": float(np.mean(per_class)),
+        "cpu": round(cpu, 1),
+        "seconds": round(time.time() - started, 1),
+    }
+    target.write_text(json.dumps(found) + "\n")
+    return found
+
+
 def score_of(found: dict, task: tuple) -> float | None:
     """A result's primary score: the positive class's F1, or macro-F1 with all classes at once."""
     return found.get("f1" if task[2] is not None else "macro_f1")
@@ -481,13 +530,14 @@ def summarize(inputs: Path, quick: bool, candidates: list[str], setting: str = "
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("action", choices=("build", "run", "summarize"))
+    parser.add_argument("action", choices=("build", "run", "summarize", "train"))
     parser.add_argument("--inputs", type=Path, default=DEFAULT_INPUTS)
     parser.add_argument("--quick", action="store_true", help="a fifth of the Debian corpus")
     parser.add_argument("--only", default="", help="tasks, comma-separated (default: all)")
     parser.add_argument("--chains", default=",".join(GRID), help="candidates, comma-separated (of CHAINS)")
     parser.add_argument("--modes", default=",".join(MODES), help=f"of {', '.join([*MODES, *MODE_OPTIONS])}")
     parser.add_argument("--setting", default="", choices=("", "f1"), help="summarize: the cv-f1/test-f1 runs")
+    parser.add_argument("--jobs", default="2", help="train: its --jobs")
     args = parser.parse_args()
     args.inputs.mkdir(parents=True, exist_ok=True)
     if args.action == "build":
@@ -495,6 +545,12 @@ def main() -> None:
     elif args.action == "run":
         only = [name for name in args.only.split(",") if name]
         run(args.inputs, args.quick, only, args.chains.split(","), args.modes.split(","))
+    elif args.action == "train":
+        results = args.inputs / ("results-quick" if args.quick else "results")
+        data = args.inputs / ("data-quick" if args.quick else "data")
+        for task in [task for task in TASKS if not args.only or task[0] in args.only.split(",")]:
+            found = run_train(data, results, task, args.jobs)
+            print(task[0], json.dumps(found), flush=True)
     else:
         print(summarize(args.inputs, args.quick, args.chains.split(","), args.setting))
 
