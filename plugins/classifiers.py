@@ -5,7 +5,6 @@
 from __future__ import annotations
 
 import functools
-import warnings
 from typing import Callable
 
 import numpy as np
@@ -13,6 +12,7 @@ import scipy.sparse as sp
 
 from filterkit.costs import loaded_costs, read_cost_matrix, refuse_with_rule
 from filterkit.lent_workers import each
+from filterkit.linear_svm import FIT_ITERATIONS, SEARCH_ITERATIONS, fit_quietly, linear_svm
 from filterkit.plugin import (
     Classifier,
     FilterkitError,
@@ -32,106 +32,6 @@ from filterkit.thresholds import (
     threshold_objective,
 )
 
-#: liblinear's iterations in a model's fit (to convergence wherever the grid's C allows), and in a fit that only
-#: scores a C in ``--svm-c-search early``'s inner folds: LinearSVC's own default, as GridSearchCV scores a C.
-FIT_ITERATIONS, SEARCH_ITERATIONS = 20_000, 1_000
-
-
-def _linear_svm(C: float, seed: int, loss="squared_hinge", intercept="regularized", class_weight=None, iterations=None):
-    """liblinear's SVM (at most ``iterations``, else :data:`FIT_ITERATIONS`), or with ``intercept="free"`` one whose
-    offset b is left out of the penalty (solved to convergence)."""
-    if intercept == "free":
-        return FreeInterceptSVM(C, loss, class_weight)
-    from sklearn.svm import LinearSVC
-
-    return LinearSVC(
-        C=C,
-        loss=loss,
-        dual=True if loss == "hinge" else "auto",
-        random_state=seed,
-        max_iter=iterations or FIT_ITERATIONS,
-        class_weight=class_weight,
-    )
-
-
-class FreeInterceptSVM:
-    """A linear SVM minimizing ½‖w‖² + C·Σ loss(y·(w·x + b)) with b not penalized.
-
-    liblinear penalizes b as one more weight (its ``intercept_scaling`` only
-    shrinks that penalty, and a scaling large enough to remove it stops its
-    solver from converging).  The hinge loss is solved exactly by libsvm's
-    dual with the constraint Σ αᵢyᵢ = 0 (a linear kernel); the squared hinge,
-    which is smooth, by a trust-region Newton method (generalized Hessian,
-    as liblinear's own primal solver) on (w, b).
-    """
-
-    def __init__(self, C: float, loss: str, class_weight=None):
-        self.C, self.loss, self.class_weight = C, loss, class_weight
-
-    def fit(self, features, targets):
-        """Learn w (``coef_``) and the unpenalized b (``intercept_``)."""
-        targets = np.asarray(targets, dtype=np.int64)
-        if self.loss == "hinge":
-            from sklearn.svm import SVC
-
-            model = SVC(kernel="linear", C=self.C, class_weight=self.class_weight).fit(features, targets)
-            weights = model.dual_coef_ @ model.support_vectors_
-            self.coef_ = np.asarray(weights.toarray() if sp.issparse(weights) else weights).reshape(1, -1)
-            self.intercept_ = np.asarray(model.intercept_, dtype=np.float64)
-        else:
-            self.coef_, self.intercept_ = _squared_hinge_free_intercept(features, targets, self.C, self.class_weight)
-        return self
-
-    def decision_function(self, features):
-        """w·x + b per row."""
-        return np.asarray(features @ self.coef_.ravel()).ravel() + self.intercept_[0]
-
-
-def _squared_hinge_free_intercept(features, targets, C: float, class_weight) -> tuple[np.ndarray, np.ndarray]:
-    """(w, b) minimizing ½‖w‖² + C·Σ sᵢ·max(0, 1 − yᵢ(w·xᵢ + b))² (trust-region Newton; b free)."""
-    from scipy.optimize import minimize
-
-    signs = np.where(targets == 1, 1.0, -1.0)
-    costs = np.full(len(targets), float(C))
-    if class_weight == "balanced":
-        counts = np.bincount(targets, minlength=2).astype(np.float64)
-        costs *= len(targets) / (2.0 * counts[targets])
-    columns = features.shape[1]
-
-    def objective(point):
-        weights, offset = point[:columns], point[columns]
-        slack = np.maximum(0.0, 1.0 - signs * (np.asarray(features @ weights).ravel() + offset))
-        value = 0.5 * float(weights @ weights) + float(np.sum(costs * slack * slack))
-        pull = -2.0 * costs * slack * signs
-        return value, np.append(weights + np.asarray(features.T @ pull).ravel(), pull.sum())
-
-    def curvature(point, direction):
-        slack = 1.0 - signs * (np.asarray(features @ point[:columns]).ravel() + point[columns])
-        active = np.where(slack > 0, 2.0 * costs, 0.0)
-        along = active * (np.asarray(features @ direction[:columns]).ravel() + direction[columns])
-        return np.append(direction[:columns] + np.asarray(features.T @ along).ravel(), along.sum())
-
-    # liblinear's (w, b) with b penalized, the same loss: a near start
-    start = _fit_quietly(_linear_svm(C, 0, class_weight=class_weight), features, targets)
-    solution = minimize(
-        objective,
-        np.append(np.asarray(start.coef_).ravel(), start.intercept_[0]),
-        jac=True,
-        hessp=curvature,
-        method="trust-ncg",
-        options={"maxiter": 1000, "gtol": 1e-8},
-    )
-    return solution.x[:columns].reshape(1, -1), np.array([solution.x[columns]])
-
-
-def _fit_quietly(model, features, targets):
-    """liblinear's non-convergence warning is reported as a fact of the fit, not printed per fold."""
-    from sklearn.exceptions import ConvergenceWarning
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        return model.fit(features, targets)
-
 
 class LinearSVM(Classifier):
     """Linear SVM (liblinear), C by inner cross-validated AUC or F1, Platt-calibrated scores."""
@@ -141,8 +41,8 @@ class LinearSVM(Classifier):
     saveable = True
     has_weights = True
     #: A model ships decisions: C by the F1 they reach (docs/RESULTS.md §10: by AUC, C = 0.1 left F1 behind), searched
-    #: upward until it stops improving (§10.3: the same picks and test F1 on the nine tasks at a quarter to a half
-    #: of the inner CV's CPU where C ≤ 1 wins).
+    #: upward until it stops improving, its inner fits stopped at 1,000 iterations (§10.3, §10.8: the same picks and
+    #: test F1 on the nine tasks at a quarter to a half of the inner CV's CPU where C ≤ 1 wins).
     trained_defaults = {"c_by": "f1", "c_search": "early"}
     #: Options added after models were first saved, and their values that fit as before: a model fitted at these
     #: leaves them out of its params, so that it is the file an earlier filterkit wrote, and loads there.
@@ -154,6 +54,8 @@ class LinearSVM(Classifier):
     threshold_f1: list[float] | None = None
     fell_back: list[bool] | None = None
     threshold_reached: list[tuple[float | None, float | None]] | None = None
+    #: The C values an early search scored by inner fits liblinear stopped at :data:`SEARCH_ITERATIONS`.
+    stopped_C: tuple[float, ...] = ()
     #: Why the fixed cut decides although ``--svm-threshold`` asked for another (:data:`ONE_ROW_CLASS`); None else.
     threshold_rule: str | None = None
     #: ``--svm-threshold micro-macro`` or a scoped objective (``NAME=VALUE:LABEL``), one column: its out-of-fold
@@ -182,8 +84,8 @@ class LinearSVM(Classifier):
             str,
             "full",
             "Score every C of the grid (full), or walk the grid from its smallest C and stop at the first whose "
-            "inner score (--svm-c-by) is not above the best so far, each inner fit stopped at liblinear's 1,000 "
-            "iterations (early: fewer fits and iterations; the model at the chosen C is fitted to convergence).",
+            "inner score (--svm-c-by) is not above the best so far, liblinear's inner fits stopped at 1,000 "
+            "iterations (early: fewer fits and iterations; the model, and its sigmoid and cuts, from converged fits).",
             choices=("full", "early"),
         ),
         Option("loss", str, "squared-hinge", "The SVM's loss.", choices=("squared-hinge", "hinge")),
@@ -306,6 +208,7 @@ class LinearSVM(Classifier):
         self.inner_folds = folds = min(self.params["inner_folds"], int(np.bincount(classes, minlength=n_classes).min()))
         self.inner_auc: dict[float, float] = {}
         self.inner_f1: dict[float, float] = {}
+        self.stopped_C: tuple[float, ...] = ()
         out_of_fold: dict[float, np.ndarray] = {}
         if folds >= 2:
             splits = StratifiedKFold(folds, shuffle=True, random_state=seed).split(np.zeros(len(classes)), classes)
@@ -321,6 +224,8 @@ class LinearSVM(Classifier):
             self.chosen_C = self.grid[0]
         self.weights, self.intercepts = _linear_form(self._one_vs_rest(self.chosen_C, seed, features, classes, columns))
         held_out = out_of_fold.get(self.chosen_C)
+        if self.chosen_C in self.stopped_C:  # what calibrates and cuts the model: the converged fits' values
+            held_out = self._out_of_fold(self.chosen_C, seed, inner_rows, shared, columns, FIT_ITERATIONS)[0]
         in_sample = self.params["decision"] == "platt"
         fitted_on = _decisions(self.weights, self.intercepts, features) if in_sample else held_out
         self.sigmoids = (
@@ -394,22 +299,36 @@ class LinearSVM(Classifier):
 
     def _inner_decisions(self, C: float, seed: int, inner_rows: list, shared: tuple, columns) -> np.ndarray:
         """The out-of-fold decision values at ``C`` of the inner folds ``inner_rows`` (each: its training and test
-        rows) of the fit's ``shared`` features and classes, its mean AUC and (``--svm-c-by f1``) F1 recorded."""
+        rows) of the fit's ``shared`` features and classes, its mean AUC and (``--svm-c-by f1``) F1 recorded; an
+        early search of several C fits them with at most :data:`SEARCH_ITERATIONS`."""
         classes = shared[1]
-        decisions = np.zeros((len(classes), len(columns)))
-        aucs = []
-        iterations = SEARCH_ITERATIONS if self.params["c_search"] == "early" else FIT_ITERATIONS
-        options = self._svm_options(C, seed, iterations)
-        fitted = each(functools.partial(_fold_decisions, options, columns), inner_rows, shared)
-        for (_, test), fold_decisions in zip(inner_rows, fitted):  # the folds fitted in lent workers, if any
-            decisions[test] = fold_decisions
-            aucs.append(
-                np.nanmean([area_under_roc(classes[test] == k, decisions[test, j]) for j, k in enumerate(columns)])
+        searching = self.params["c_search"] == "early" and len(self.grid) > 1
+        iterations = SEARCH_ITERATIONS if searching else FIT_ITERATIONS
+        decisions, stopped = self._out_of_fold(C, seed, inner_rows, shared, columns, iterations)
+        self.stopped_C += (C,) if stopped and searching else ()
+        self.inner_auc[C] = float(
+            np.mean(
+                [
+                    np.nanmean([area_under_roc(classes[test] == k, decisions[test, j]) for j, k in enumerate(columns)])
+                    for _, test in inner_rows
+                ]
             )
-        self.inner_auc[C] = float(np.mean(aucs))
+        )
         if self.params["c_by"] == "f1":
             self.inner_f1[C] = self._out_of_fold_f1(decisions, classes, columns)
         return decisions
+
+    def _out_of_fold(self, C: float, seed: int, inner_rows: list, shared: tuple, columns, iterations: int) -> tuple:
+        """The inner folds' out-of-fold decision values at ``C`` (liblinear at most ``iterations``), and whether
+        liblinear stopped a fit there."""
+        decisions = np.zeros((len(shared[1]), len(columns)))
+        fitted = each(
+            functools.partial(_fold_decisions, self._svm_options(C, seed, iterations), columns), inner_rows, shared
+        )
+        stopped = False
+        for (_, test), (fold_decisions, fold_stopped) in zip(inner_rows, fitted):  # fitted in lent workers, if any
+            decisions[test], stopped = fold_decisions, stopped or fold_stopped
+        return decisions, stopped
 
     def _out_of_fold_f1(self, decisions: np.ndarray, classes: np.ndarray, columns) -> float:
         """The F1 of the positive column (k classes: the macro-F1) of the inner CV's out-of-fold decision values,
@@ -456,7 +375,8 @@ class LinearSVM(Classifier):
         return _fitted_one_vs_rest(self._svm_options(C, seed), features, classes, columns)
 
     def _svm_options(self, C: float, seed: int, iterations: int = FIT_ITERATIONS) -> tuple:
-        """:func:`_linear_svm`'s arguments at ``C``, ``seed`` and ``iterations`` for this classifier's options."""
+        """:func:`~filterkit.linear_svm.linear_svm`'s arguments at ``C``, ``seed`` and ``iterations`` for this
+        classifier's options."""
         class_weight = None if self.params["class_weight"] == "none" else "balanced"
         return (C, seed, self.params["loss"].replace("-", "_"), self.params["intercept"], class_weight, iterations)
 
@@ -502,6 +422,8 @@ class LinearSVM(Classifier):
             described["inner_f1" if self.binary else "inner_macro_f1"] = {str(c): f for c, f in self.inner_f1.items()}
         if self.params["c_search"] == "early":
             described["C_scored"] = list(self.inner_auc)
+        if self.stopped_C:
+            described["C_scored_by_stopped_fits"] = list(self.stopped_C)
         if not self.binary:
             described["class_rule"] = "largest decision value" if self.sigmoids is None else "largest Platt probability"
         if self.params["intercept"] == "free":
@@ -559,18 +481,19 @@ class LinearSVM(Classifier):
 
 
 def _fitted_one_vs_rest(options: tuple, features, classes, columns) -> list:
-    """One SVM of :func:`_linear_svm`'s ``options`` per class of ``columns`` against the rest, fitted."""
-    return [_fit_quietly(_linear_svm(*options), features, (classes == k).astype(np.int64)) for k in columns]
+    """One SVM of :func:`~filterkit.linear_svm.linear_svm`'s ``options`` per class of ``columns`` against the rest,
+    fitted."""
+    return [fit_quietly(linear_svm(*options), features, (classes == k).astype(np.int64)) for k in columns]
 
 
-def _fold_decisions(options: tuple, columns, shared: tuple, fold: tuple) -> np.ndarray:
+def _fold_decisions(options: tuple, columns, shared: tuple, fold: tuple) -> tuple[np.ndarray, bool]:
     """The decision values on an inner ``fold``'s test rows (its training and test rows of the ``shared`` features
-    and classes) of :func:`_fitted_one_vs_rest` fitted on its training rows: a piece of work :func:`each` may send
-    to a worker process."""
+    and classes) of :func:`_fitted_one_vs_rest` fitted on its training rows, and whether liblinear stopped one of
+    those fits at the options' iterations: a piece of work :func:`each` may send to a worker process."""
     (features, classes), (train, test) = shared, fold
-    return _decisions(
-        *_linear_form(_fitted_one_vs_rest(options, features[train], classes[train], columns)), features[test]
-    )
+    models = _fitted_one_vs_rest(options, features[train], classes[train], columns)
+    stopped = any(np.max(getattr(model, "n_iter_", 0)) >= options[5] for model in models)
+    return _decisions(*_linear_form(models), features[test]), bool(stopped)
 
 
 def _linear_form(models: list) -> tuple[np.ndarray, np.ndarray]:
@@ -744,7 +667,7 @@ class AdaptiveSVM(Classifier):
         models = {}
 
         def recall_at(C):
-            models[C] = model = _fit_quietly(_linear_svm(C, seed, loss="hinge"), features, targets)
+            models[C] = model = fit_quietly(linear_svm(C, seed, loss="hinge"), features, targets)
             return float((model.decision_function(features)[targets == 1] > 0).mean())
 
         self.k, self.chosen_C, self.recalls = adaptive_c(

@@ -148,42 +148,58 @@ def conflicting_rows(seed: int = 0, rows: int = 200, columns: int = 12):
     return features, ((positions[:, 0] < columns // 2) ^ (generator.random(rows) < 0.25)).astype(np.int64)
 
 
-def out_of_fold_sigmoid(features, targets, iterations: int) -> tuple[float, float]:
-    """Platt's sigmoid on the out-of-fold decision values of LinearSVC(C=100) stopped at ``iterations``, on the
-    svm's two inner folds (seed 1)."""
+def out_of_fold_values(features, targets, C: float, iterations: int) -> tuple[np.ndarray, list]:
+    """The out-of-fold decision values of LinearSVC at ``C`` stopped at ``iterations`` on the svm's two inner
+    folds (seed 1), and the folds' test rows."""
     import warnings
 
     from sklearn.model_selection import StratifiedKFold
     from sklearn.svm import LinearSVC
 
-    from filterkit.thresholds import platt_sigmoid
-
-    held_out = np.zeros(len(targets))
+    held_out, tests = np.zeros(len(targets)), []
     folds = StratifiedKFold(2, shuffle=True, random_state=1).split(np.zeros(len(targets)), targets)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for train, test in folds:
-            model = LinearSVC(C=100, dual="auto", random_state=1, max_iter=iterations).fit(
+            model = LinearSVC(C=C, dual="auto", random_state=1, max_iter=iterations).fit(
                 features[train], targets[train]
             )
             held_out[test] = model.decision_function(features[test])
-    return platt_sigmoid(held_out, targets == 1)
+            tests.append(test)
+    return held_out, tests
 
 
-def test_the_early_search_scores_a_c_by_fits_stopped_at_liblinears_default_and_fits_the_model_to_convergence():
+def converged_weights(features, targets, C: float) -> np.ndarray:
     import warnings
 
     from sklearn.svm import LinearSVC
 
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return LinearSVC(C=C, dual="auto", random_state=1, max_iter=20_000).fit(features, targets).coef_[0]
+
+
+def test_an_early_search_scores_a_c_by_stopped_fits_and_calibrates_the_model_on_converged_ones():
+    from filterkit.thresholds import platt_sigmoid
+    from filterkit_plugins.classifiers import LinearSVM, area_under_roc
+
+    features, targets = conflicting_rows()
+    svm = LinearSVM(c_values="10,100", inner_folds=2, c_search="early").fit(features, targets, seed=1)
+    stopped, tests = out_of_fold_values(features, targets, 100, 1_000)
+    converged, _ = out_of_fold_values(features, targets, 100, 20_000)
+    stopped_auc = float(np.mean([area_under_roc(targets[test] == 1, stopped[test]) for test in tests]))
+    converged_auc = float(np.mean([area_under_roc(targets[test] == 1, converged[test]) for test in tests]))
+    assert svm.inner_auc[100.0] == stopped_auc != converged_auc  # the C scored by fits stopped at 1,000
+    assert svm.chosen_C == 100.0 and svm.describe()["C_scored_by_stopped_fits"] == [100.0]
+    assert tuple(svm.sigmoids[0]) == platt_sigmoid(converged, targets == 1) != platt_sigmoid(stopped, targets == 1)
+    assert np.array_equal(svm.weights[0], converged_weights(features, targets, 100))
+
+
+def test_one_c_is_no_search_so_early_fits_as_full_does():
     from filterkit_plugins.classifiers import LinearSVM
 
     features, targets = conflicting_rows()
     early = LinearSVM(c_values="100", inner_folds=2, c_search="early").fit(features, targets, seed=1)
     full = LinearSVM(c_values="100", inner_folds=2).fit(features, targets, seed=1)
-    stopped, converged = out_of_fold_sigmoid(features, targets, 1_000), out_of_fold_sigmoid(features, targets, 20_000)
-    assert stopped != converged  # the inner fits run past 1,000 iterations here
-    assert tuple(early.sigmoids[0]) == stopped and tuple(full.sigmoids[0]) == converged
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        model = LinearSVC(C=100, dual="auto", random_state=1, max_iter=20_000).fit(features, targets)
-    assert np.array_equal(early.weights[0], model.coef_[0]) and np.array_equal(full.weights[0], model.coef_[0])
+    assert np.array_equal(early.sigmoids, full.sigmoids) and np.array_equal(early.weights, full.weights)
+    assert early.inner_auc == full.inner_auc and "C_scored_by_stopped_fits" not in early.describe()

@@ -1,4 +1,5 @@
-"""``filterkit train``: fit a chain and a classifier as ``evaluate --test --svm-c-by f1`` does; save both in a model."""
+"""``filterkit train``: fit a chain and a classifier as ``evaluate --test --svm-c-by f1 --svm-c-search early`` does;
+save both in a model."""
 
 from __future__ import annotations
 
@@ -46,7 +47,7 @@ TRAIN_HELP = """Fit a chain and a classifier on TRAIN and save both in one model
   filterkit explain grain.json ReutersGrain-test.arff --top 5
 
 The chain and the classifier are fitted exactly as 'evaluate --test
---svm-c-by f1' fits them (the same rows, C search and seed), so the model
+--svm-c-by f1 --svm-c-search early' fits them (the same rows, C search and seed), so the model
 scores a test file as that does. The task is --positive LABEL against the rest, the
 minority of two classes, or every class with --multiclass (one-vs-rest). On
 multi-label data (MEKA's -C, or --labels FILE.xml) the chain is fitted once
