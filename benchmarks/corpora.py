@@ -43,7 +43,8 @@ under ``--inputs/results``, reused when present.  ``summarize`` prints the table
 §10, with McNemar's exact test of each pick against scikit-learn's decisions on the same test rows.
 ``train`` runs ``filterkit train`` itself (its default candidates, ``--jobs``) and ``predict`` on each task,
 and prints each candidate's score, the pick, its test F1 and the CPU and wall seconds (docs/RESULTS.md §10.8),
-kept under ``--inputs/results`` and reused only at the same commit and ``--jobs``.
+kept under ``--inputs/results`` and reused only at the same commit and ``--jobs`` (never with changes under
+``filterkit/`` or ``plugins/`` not committed).
 """
 
 from __future__ import annotations
@@ -412,7 +413,10 @@ def run_train(data: Path, results: Path, task: tuple, jobs: str) -> dict:
     task_name, stem, positive = task
     target = results / task_name / "train.json"
     commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=HERE, capture_output=True, text=True).stdout.strip()
-    if target.exists():
+    changed = ["git", "status", "--porcelain", "--", "filterkit", "plugins"]
+    if subprocess.run(changed, cwd=HERE.parent, capture_output=True, text=True).stdout.strip() or not commit:
+        commit = ""  # uncommitted library changes (or no git): a result is never reused
+    if target.exists() and commit:
         found = json.loads(target.read_text())
         if (found.get("commit"), found.get("jobs")) == (commit, jobs):
             return found
@@ -447,7 +451,7 @@ def run_train(data: Path, results: Path, task: tuple, jobs: str) -> dict:
     with open(predictions, encoding="utf-8") as table:
         decided = np.array([row["label"] for row in csv.DictReader(table)])
     if len(decided) != len(truth):
-        raise SystemExit(f"{predictions}: {len(decided)} predictions for {len(truth)} test rows")
+        return {"error": f"{predictions}: {len(decided)} predictions for {len(truth)} test rows"}
     classes = sorted(set(truth) | set(decided)) if positive is None else [positive]
     per_class = []
     for label in classes:

@@ -224,7 +224,7 @@ class LinearSVM(Classifier):
             self.chosen_C = self.grid[0]
         self.weights, self.intercepts = _linear_form(self._one_vs_rest(self.chosen_C, seed, features, classes, columns))
         held_out = out_of_fold.get(self.chosen_C)
-        if self.chosen_C in self.stopped_C:  # what calibrates and cuts the model: the converged fits' values
+        if self.chosen_C in self.stopped_C and self._reads_held_out:  # what calibrates and cuts: converged fits
             held_out = self._out_of_fold(self.chosen_C, seed, inner_rows, shared, columns, FIT_ITERATIONS)[0]
         in_sample = self.params["decision"] == "platt"
         fitted_on = _decisions(self.weights, self.intercepts, features) if in_sample else held_out
@@ -257,6 +257,13 @@ class LinearSVM(Classifier):
     def _scored(self, decisions: np.ndarray, sigmoids: np.ndarray | None) -> np.ndarray:
         """Decision values as the classifier scores them: each column's Platt probability, or the margin."""
         return decisions if sigmoids is None else 1.0 / (1.0 + np.exp(sigmoids[:, 0] * decisions + sigmoids[:, 1]))
+
+    @property
+    def _reads_held_out(self) -> bool:
+        """Whether the inner CV's out-of-fold values at the chosen C fit anything: the sigmoid (``platt-cv``), a
+        cut (``--svm-threshold``) or the costs' cut."""
+        params = self.params
+        return params["decision"] == "platt-cv" or params["threshold"] != "fixed" or params["costs"] is not None
 
     @property
     def _falls_back(self) -> bool:
@@ -302,10 +309,10 @@ class LinearSVM(Classifier):
         rows) of the fit's ``shared`` features and classes, its mean AUC and (``--svm-c-by f1``) F1 recorded; an
         early search of several C fits them with at most :data:`SEARCH_ITERATIONS`."""
         classes = shared[1]
-        searching = self.params["c_search"] == "early" and len(self.grid) > 1
+        searching = self.params["c_search"] == "early" and len(set(self.grid)) > 1
         iterations = SEARCH_ITERATIONS if searching else FIT_ITERATIONS
         decisions, stopped = self._out_of_fold(C, seed, inner_rows, shared, columns, iterations)
-        self.stopped_C += (C,) if stopped and searching else ()
+        self.stopped_C += (C,) if stopped and searching and C not in self.stopped_C else ()
         self.inner_auc[C] = float(
             np.mean(
                 [

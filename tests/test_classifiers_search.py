@@ -203,3 +203,15 @@ def test_one_c_is_no_search_so_early_fits_as_full_does():
     full = LinearSVM(c_values="100", inner_folds=2).fit(features, targets, seed=1)
     assert np.array_equal(early.sigmoids, full.sigmoids) and np.array_equal(early.weights, full.weights)
     assert early.inner_auc == full.inner_auc and "C_scored_by_stopped_fits" not in early.describe()
+
+
+@pytest.mark.parametrize("cut", [{"threshold": "f1"}, {"decision": "margin", "threshold": "fbr"}])
+def test_where_the_early_search_picks_a_c_its_model_and_cut_are_the_full_searchs_at_that_c(cut):
+    from filterkit_plugins.classifiers import LinearSVM
+
+    features, targets = conflicting_rows()
+    early = LinearSVM(c_values="10,100", inner_folds=2, c_search="early", **cut).fit(features, targets, seed=1)
+    at_that_c = LinearSVM(c_values="100", inner_folds=2, **cut).fit(features, targets, seed=1)
+    assert early.chosen_C == 100.0 and early.stopped_C == (100.0,)
+    assert np.array_equal(early.thresholds, at_that_c.thresholds) and early.threshold_f1 == at_that_c.threshold_f1
+    assert np.array_equal(early.weights, at_that_c.weights)
