@@ -13,9 +13,16 @@ import scipy.sparse as sp
 FIT_ITERATIONS, SEARCH_ITERATIONS = 20_000, 1_000
 
 
-def linear_svm(C: float, seed: int, loss="squared_hinge", intercept="regularized", class_weight=None, iterations=None):
-    """liblinear's SVM (at most ``iterations``, else :data:`FIT_ITERATIONS`), or with ``intercept="free"`` one whose
-    offset b is left out of the penalty (solved to convergence)."""
+def linear_svm(
+    C: float,
+    seed: int,
+    loss: str = "squared_hinge",
+    intercept: str = "regularized",
+    class_weight=None,
+    iterations: int = FIT_ITERATIONS,
+):
+    """liblinear's SVM (at most ``iterations``), or with ``intercept="free"`` one whose offset b is left out of the
+    penalty (solved to convergence)."""
     if intercept == "free":
         return FreeInterceptSVM(C, loss, class_weight)
     from sklearn.svm import LinearSVC
@@ -25,7 +32,7 @@ def linear_svm(C: float, seed: int, loss="squared_hinge", intercept="regularized
         loss=loss,
         dual=True if loss == "hinge" else "auto",
         random_state=seed,
-        max_iter=iterations or FIT_ITERATIONS,
+        max_iter=iterations,
         class_weight=class_weight,
     )
 

@@ -499,7 +499,8 @@ def _fold_decisions(options: tuple, columns, shared: tuple, fold: tuple) -> tupl
     those fits at the options' iterations: a piece of work :func:`each` may send to a worker process."""
     (features, classes), (train, test) = shared, fold
     models = _fitted_one_vs_rest(options, features[train], classes[train], columns)
-    stopped = any(np.max(getattr(model, "n_iter_", 0)) >= options[5] for model in models)
+    iterations = options[-1]  # linear_svm's last argument
+    stopped = any(np.max(getattr(model, "n_iter_", 0)) >= iterations for model in models)
     return _decisions(*_linear_form(models), features[test]), bool(stopped)
 
 
