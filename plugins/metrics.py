@@ -188,9 +188,12 @@ def random_score(tp, fp, pos, neg):
     return np.random.default_rng(RAND_SEED).random(np.shape(tp))
 
 
-def inverse_document_frequency(tp, fp, pos, neg):
-    """idf: ln(N / df), N = pos + neg, df = tp + fp; 0 where df = 0 (IIR §6.2.1)."""
+def inverse_document_frequency(tp, fp, pos, neg, smooth=False):
+    """idf: ln(N / df), N = pos + neg, df = tp + fp; 0 where df = 0 (IIR §6.2.1); smooth: scikit-learn's
+    ``TfidfTransformer`` default, ln((1 + N) / (1 + df)) + 1 (as if one more document held every term)."""
     df = tp + fp
+    if smooth:
+        return np.log((1.0 + pos + neg) / (1.0 + df)) + 1.0
     return np.where(df > 0, np.log((pos + neg) / np.where(df > 0, df, 1.0)), 0.0)
 
 
@@ -271,7 +274,13 @@ METRICS = (
     Metric("pow", power, "Power: (1 − fpr)^5 − (1 − tpr)^5.", invert_negative=True),
     Metric("pr", probability_ratio, "Probability ratio: tpr / fpr.", invert_negative=True),
     Metric("rand", random_score, "A seeded random score (baseline).", uses_counts=False, class_free=True),
-    Metric("idf", inverse_document_frequency, "Inverse document frequency: ln(N / df).", class_free=True),
+    Metric(
+        "idf",
+        inverse_document_frequency,
+        "Inverse document frequency: ln(N / df).",
+        class_free=True,
+        options=(Option("smooth", bool, False, "scikit-learn's smoothed idf: ln((1 + N) / (1 + df)) + 1."),),
+    ),
     Metric("rf", relevance_frequency, "Relevance frequency (Lan et al. 2009): log2(2 + tp / max(1, fp))."),
     Metric(
         "nbr",

@@ -39,6 +39,8 @@ log2, ln = math.log2, math.log
 z = NormalDist().inv_cdf  # the standard library's, not scipy's ndtri that bns uses
 HAND = {
     ("idf",): [0.0, ln(3), 0.0, ln(3), ln(3)],
+    # df: a 6, b 2, c 0, d 2, e 2 of N = 6 rows; smoothed as if a seventh row held every word.
+    ("idf", "--smooth"): [1.0, ln(7 / 3) + 1, ln(7) + 1, ln(7 / 3) + 1, ln(7 / 3) + 1],
     ("rf",): [log2(2.5), 1.0, 1.0, 2.0, log2(3)],
     # nbr's norms: Σ tp = 5, Σ fp = 7 over the five words, so ‖p‖₁ = 5α + 5 and ‖q‖₁ = 5α + 7.
     ("nbr",): [ln(3 / 10 / (5 / 12)), ln(1 / 10 / (3 / 12)), ln(12 / 10), ln(3 / 10 / (1 / 12)), ln(12 / 10)],
@@ -132,8 +134,18 @@ def test_igm_scores_all_classes_at_once_on_a_three_class_target(run_filterkit, t
 @pytest.mark.slow
 @pytest.mark.parametrize(
     "stage",
-    [("nbr", "--nb-alpha", "0.5"), ("didf", "--smooth"), ("igm", "--igm-lambda", "2"), ("bns", "--bns-half-document")],
+    [("nbr", "--nb-alpha", "0.5"), ("didf", "--smooth"), ("idf", "--smooth"), ("igm", "--igm-lambda", "2"), ("bns", "--bns-half-document")],
 )
 def test_the_stages_with_metric_options_keep_the_stage_contract(stage):
     options = {stage[1].lstrip("-").replace("-", "_"): True if len(stage) == 2 else float(stage[2])}
     assert len(check_stage(load_plugins().stage(stage[0]), multiply=True, **options)) >= 2
+
+
+def test_smoothed_idf_is_scikit_learns_tfidf_transformer_default(run_filterkit, tmp_path):
+    from sklearn.feature_extraction.text import TfidfTransformer
+
+    path = tmp_path / "six.arff"
+    path.write_text(SPARSE)
+    values = output_values(run_filterkit(path, "idf", "--presence", "--multiply", "--smooth"))
+    expected = TfidfTransformer(norm=None).fit_transform(np.array(ROWS)).toarray()
+    np.testing.assert_allclose(values[:, :5], expected, rtol=1e-14)
