@@ -52,13 +52,13 @@ EVERY_WORD = ("words", {"counts": True, "lowercase": True, "words_to_keep": 1_00
 EVERY_WORD_LOG_TF = ("words", {**EVERY_WORD[1], "log_tf": True})
 
 #: The candidate chains ``train`` compares when none is given, on data that holds text: the KDD'09 chain, tf·BNS
-#: on either words, and log tf·idf on every word; the corpora and the inner cross-validation that chose them are
-#: docs/RESULTS.md §10.1 and §10.2.
+#: on either words, and log tf·idf (scikit-learn's smoothed idf) on every word; the corpora and the inner
+#: cross-validation that chose them are docs/RESULTS.md §10.1, §10.2 and §10.9.
 TEXT_CANDIDATES: tuple[tuple[tuple[str, dict], ...], ...] = (
     (README_WORDS, ("shape", {}), ("bns", {}), ("l2", {})),
     (README_WORDS, ("bns", {"multiply": True}), ("l2", {})),
     (EVERY_WORD, ("bns", {"multiply": True}), ("l2", {})),
-    (EVERY_WORD_LOG_TF, ("idf", {"presence": True, "multiply": True}), ("l2", {})),
+    (EVERY_WORD_LOG_TF, ("idf", {"presence": True, "multiply": True, "smooth": True}), ("l2", {})),
 )
 #: The candidates on data without text (word counts already): the same weightings, each once.
 COUNT_CANDIDATES = tuple(

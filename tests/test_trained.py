@@ -263,7 +263,7 @@ def test_with_no_chain_train_compares_the_default_candidates(run_filterkit, tmp_
         f"{words} shape bns l2",
         f"{words} bns --multiply l2",
         f"{every_word} 1000000 --tokenizer alphabetic bns --multiply l2",
-        f"{every_word} 1000000 --log-tf --tokenizer alphabetic idf --presence --multiply l2",
+        f"{every_word} 1000000 --log-tf --tokenizer alphabetic idf --presence --multiply --smooth l2",
     ]
     assert [c["chain"] for c in section["candidates"]] == chains
     by_chain = cross_validated(run_filterkit, ("--positive", "1"), GRAIN_SAMPLE, chains)
@@ -275,7 +275,7 @@ def test_with_no_chain_train_compares_the_default_candidates(run_filterkit, tmp_
 def test_on_more_than_two_classes_the_default_shape_candidate_shapes_each_feature_once(run_filterkit, tmp_path):
     iris = REAL / "iris.arff"
     section = json.loads(trained(run_filterkit, tmp_path, iris, ("--multiclass",), ()).read_text())["classifier"]
-    chains = ["shape --multiclass max bns l2", "bns --multiply l2", "idf --presence --multiply l2"]
+    chains = ["shape --multiclass max bns l2", "bns --multiply l2", "idf --presence --multiply --smooth l2"]
     assert [c["chain"] for c in section["candidates"]] == chains
     by_chain = cross_validated(run_filterkit, ("--multiclass",), iris, chains, ("macro_auc", "macro_f1"))
     assert [(c["score"], c["f1"]) for c in section["candidates"]] == [by_chain[chain] for chain in chains]
@@ -644,7 +644,7 @@ def test_explain_follows_a_nominal_attributes_label_through_the_chain(run_filter
 def test_on_word_counts_the_default_candidates_are_the_weightings_without_words(run_filterkit, tmp_path):
     model_path = trained(run_filterkit, tmp_path, OH0, ("--positive", "Ethics"), ())
     candidates = json.loads(model_path.read_text())["classifier"]["candidates"]
-    assert [c["chain"] for c in candidates] == ["shape bns l2", "bns --multiply l2", "idf --presence --multiply l2"]
+    assert [c["chain"] for c in candidates] == ["shape bns l2", "bns --multiply l2", "idf --presence --multiply --smooth l2"]
 
 
 def test_a_failed_predict_run_in_process_leaves_the_caller_s_standard_output_open(run_filterkit, tmp_path):
