@@ -86,6 +86,7 @@ CHAINS = {
     "tf·idf (letters)": f"{LETTERS} idf --presence --multiply l2",
     "tf·BNS (letters)": f"{LETTERS} bns --multiply l2",
     "log tf·idf (letters)": f"{LETTERS} --log-tf idf --presence --multiply l2",
+    "log tf·idf smoothed (letters)": f"{LETTERS} --log-tf idf --presence --multiply --smooth l2",
     "tf·idf (characters 2-5)": f"{ALL_WORDS} --char-ngrams 2-5 idf --presence --multiply l2",
     "IG top 1000": f"{WORDS} ig --presence --no-scale select --top 1000 binarize",
     "BNS top 1000": f"{WORDS} bns --presence --no-scale select --top 1000 binarize",
@@ -404,8 +405,9 @@ def run_train(data: Path, results: Path, task: tuple, jobs: str) -> dict:
     """``filterkit train`` with its default candidates (``--jobs jobs``) on the task's training file, then
     ``predict`` of its test file: each candidate's score, the pick, its test F1 (``f1``, the positive class's, or
     ``macro_f1`` over the classes of the truth and the decisions, as ``evaluate`` and scikit-learn average), and
-    the two commands' CPU (``wait4``) and wall seconds; kept as ``train.json`` under ``results`` with the commit
-    and ``jobs`` it was run at, and reused only for the same two."""
+    the two commands' CPU (``wait4``) and wall seconds, and McNemar's test against :func:`run_sklearn`'s decisions
+    (right only under the pick, only under scikit-learn, p); kept as ``train.json`` under ``results`` with the
+    commit and ``jobs`` it was run at, and reused only for the same two."""
     import numpy as np
 
     from filterkit.arff import read_arff
@@ -462,6 +464,9 @@ def run_train(data: Path, results: Path, task: tuple, jobs: str) -> dict:
         )
         per_class.append(float(2 * hits / (guessed + actual)) if guessed + actual else 0.0)
     fitted = json.loads(model.read_text())["classifier"]
+    if positive is not None:  # scikit-learn's decisions are 1 for the positive class, 0 for the rest
+        truth, decided = (np.where(labels_of == positive, "1", "0") for labels_of in (truth, decided))
+    against = mcnemar(truth.tolist(), decided.tolist(), run_sklearn(data, results, task)["decisions"])
     found = {
         "candidates": {entry["chain"]: entry["score"] for entry in fitted["candidates"]},
         "pick": fitted["chain"],
@@ -470,6 +475,7 @@ def run_train(data: Path, results: Path, task: tuple, jobs: str) -> dict:
         "seconds": round(time.time() - started, 1),
         "commit": commit,
         "jobs": jobs,
+        "against_sklearn": dict(zip(("only_train", "only_sklearn", "p"), against)),
     }
     target.write_text(json.dumps(found) + "\n")
     return found

@@ -279,7 +279,15 @@ METRICS = (
         inverse_document_frequency,
         "Inverse document frequency: ln(N / df).",
         class_free=True,
-        options=(Option("smooth", bool, False, "scikit-learn's smoothed idf: ln((1 + N) / (1 + df)) + 1."),),
+        options=(
+            Option(
+                "smooth",
+                bool,
+                False,
+                "scikit-learn's smoothed idf, ln((1 + N) / (1 + df)) + 1 (with --presence: df the documents "
+                "holding the feature).",
+            ),
+        ),
     ),
     Metric("rf", relevance_frequency, "Relevance frequency (Lan et al. 2009): log2(2 + tp / max(1, fp))."),
     Metric(

@@ -35,7 +35,8 @@ BINARY_CHAINS = {
     "default-shape": f"{DEFAULTS} --stopwords weka shape bns l2",
     "default-bns": f"{DEFAULTS} --stopwords weka bns --multiply l2",
     "default-alphabetic": f"{DEFAULTS} --words-to-keep 1000000 --tokenizer alphabetic bns --multiply l2",
-    "default-idf": f"{DEFAULTS} --words-to-keep 1000000 --tokenizer alphabetic --log-tf idf --presence --multiply --smooth l2",
+    "default-idf": f"{DEFAULTS} --words-to-keep 1000000 --tokenizer alphabetic --log-tf "
+    "idf --presence --multiply --smooth l2",
     "words-weights": "words --counts --log-tf --idf --min-df 2 l2",
     "presence-select-l1": "words --lowercase ig --multiply select --top 50 l1",
     "bigrams": f"{DEFAULTS} --ngrams 1-2 --stopwords weka bns --multiply l2",

@@ -644,7 +644,11 @@ def test_explain_follows_a_nominal_attributes_label_through_the_chain(run_filter
 def test_on_word_counts_the_default_candidates_are_the_weightings_without_words(run_filterkit, tmp_path):
     model_path = trained(run_filterkit, tmp_path, OH0, ("--positive", "Ethics"), ())
     candidates = json.loads(model_path.read_text())["classifier"]["candidates"]
-    assert [c["chain"] for c in candidates] == ["shape bns l2", "bns --multiply l2", "idf --presence --multiply --smooth l2"]
+    assert [c["chain"] for c in candidates] == [
+        "shape bns l2",
+        "bns --multiply l2",
+        "idf --presence --multiply --smooth l2",
+    ]
 
 
 def test_a_failed_predict_run_in_process_leaves_the_caller_s_standard_output_open(run_filterkit, tmp_path):

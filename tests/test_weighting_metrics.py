@@ -134,7 +134,13 @@ def test_igm_scores_all_classes_at_once_on_a_three_class_target(run_filterkit, t
 @pytest.mark.slow
 @pytest.mark.parametrize(
     "stage",
-    [("nbr", "--nb-alpha", "0.5"), ("didf", "--smooth"), ("idf", "--smooth"), ("igm", "--igm-lambda", "2"), ("bns", "--bns-half-document")],
+    [
+        ("nbr", "--nb-alpha", "0.5"),
+        ("didf", "--smooth"),
+        ("idf", "--smooth"),
+        ("igm", "--igm-lambda", "2"),
+        ("bns", "--bns-half-document"),
+    ],
 )
 def test_the_stages_with_metric_options_keep_the_stage_contract(stage):
     options = {stage[1].lstrip("-").replace("-", "_"): True if len(stage) == 2 else float(stage[2])}

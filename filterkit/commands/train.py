@@ -60,7 +60,7 @@ macro one-vs-rest AUC with --multiclass, micro-F1 on labels) and the best is
 kept; the model records every candidate's score, its F1 beside it. The SVM
 picks C by the inner F1 here (--svm-c-by f1, where evaluate's default is auc:
 a model ships decisions). With no chain the candidates are these on text
-(docs/RESULTS.md §10.1, §10.2):
+(docs/RESULTS.md §10.1, §10.2, §10.9):
 
 \b
 {text}
