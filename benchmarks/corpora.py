@@ -3,7 +3,7 @@
     python benchmarks/corpora.py build [--inputs benchmarks/.inputs/corpora] [--quick]
     python benchmarks/corpora.py run [--inputs …] [--quick] [--only debian-science,…]
     python benchmarks/corpora.py summarize [--inputs …] [--quick]
-    python benchmarks/corpora.py train [--inputs …] [--quick] [--only …] [--jobs 2]
+    python benchmarks/corpora.py train [--inputs …] [--quick] [--only …] [--jobs 2] [--search flat]
 
 ``build`` writes train/test ARFF pairs (a string attribute ``text`` and a nominal class) under
 ``--inputs/data``:
@@ -401,19 +401,20 @@ def run(inputs: Path, quick: bool, only: list[str], chains: list[str], modes: li
                 print(task[0], name, mode, score_of(found, task), found["seconds"], flush=True)
 
 
-def run_train(data: Path, results: Path, task: tuple, jobs: str) -> dict:
-    """``filterkit train`` with its default candidates (``--jobs jobs``) on the task's training file, then
-    ``predict`` of its test file: each candidate's score, the pick, its test F1 (``f1``, the positive class's, or
-    ``macro_f1`` over the classes of the truth and the decisions, as ``evaluate`` and scikit-learn average), and
-    the two commands' CPU (``wait4``) and wall seconds, and McNemar's test against :func:`run_sklearn`'s decisions
-    (right only under the pick, only under scikit-learn, p); kept as ``train.json`` under ``results`` with the
-    commit and ``jobs`` it was run at, and reused only for the same two."""
+def run_train(data: Path, results: Path, task: tuple, jobs: str, search: str = "nested") -> dict:
+    """``filterkit train`` with its default candidates (``--jobs jobs``, ``--search search``) on the task's
+    training file, then ``predict`` of its test file: each candidate's score, the pick, its test F1 (``f1``, the
+    positive class's, or ``macro_f1`` over the classes of the truth and the decisions, as ``evaluate`` and
+    scikit-learn average), and the two commands' CPU (``wait4``) and wall seconds, and McNemar's test against
+    :func:`run_sklearn`'s decisions (right only under the pick, only under scikit-learn, p); kept as ``train.json``
+    (the flat search: ``train-flat.json``) under ``results`` with the commit and ``jobs`` it was run at, and reused
+    only for the same two."""
     import numpy as np
 
     from filterkit.arff import read_arff
 
     task_name, stem, positive = task
-    target = results / task_name / "train.json"
+    target = results / task_name / ("train.json" if search == "nested" else f"train-{search}.json")
     commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=HERE, capture_output=True, text=True).stdout.strip()
     changed = ["git", "status", "--porcelain", "--", "filterkit", "plugins"]
     if subprocess.run(changed, cwd=HERE.parent, capture_output=True, text=True).stdout.strip() or not commit:
@@ -425,7 +426,8 @@ def run_train(data: Path, results: Path, task: tuple, jobs: str) -> dict:
     target.parent.mkdir(parents=True, exist_ok=True)
     model, predictions = target.with_suffix(".model.json"), target.with_suffix(".csv")
     commands = [
-        ["nice", "-n", "10", "filterkit", "train", "-q", "--jobs", jobs, *task_options(positive), "-o", str(model)]
+        ["nice", "-n", "10", "filterkit", "train", "-q", "--jobs", jobs, "--search", search, *task_options(positive)]
+        + ["-o", str(model)]
         + [str(data / f"{stem}-train.arff")],
         [
             "nice",
@@ -575,6 +577,7 @@ def main() -> None:
     parser.add_argument("--modes", default=",".join(MODES), help=f"of {', '.join([*MODES, *MODE_OPTIONS])}")
     parser.add_argument("--setting", default="", choices=("", "f1"), help="summarize: the cv-f1/test-f1 runs")
     parser.add_argument("--jobs", default="2", help="train: its --jobs")
+    parser.add_argument("--search", default="nested", choices=("nested", "flat"), help="train: its --search")
     args = parser.parse_args()
     args.inputs.mkdir(parents=True, exist_ok=True)
     if args.action == "build":
@@ -586,7 +589,7 @@ def main() -> None:
         results = args.inputs / ("results-quick" if args.quick else "results")
         data = args.inputs / ("data-quick" if args.quick else "data")
         for task in [task for task in TASKS if not args.only or task[0] in args.only.split(",")]:
-            found = run_train(data, results, task, args.jobs)
+            found = run_train(data, results, task, args.jobs, args.search)
             print(task[0], json.dumps(found), flush=True)
     else:
         print(summarize(args.inputs, args.quick, args.chains.split(","), args.setting))

@@ -56,6 +56,8 @@ class LinearSVM(Classifier):
     threshold_reached: list[tuple[float | None, float | None]] | None = None
     #: The C values an early search scored by inner fits liblinear stopped at :data:`SEARCH_ITERATIONS`.
     stopped_C: tuple[float, ...] = ()
+    #: ``train --search flat``'s out-of-fold values at the grid's one C (:meth:`take_out_of_fold`), or None.
+    searched_out_of_fold: tuple | None = None
     #: Why the fixed cut decides although ``--svm-threshold`` asked for another (:data:`ONE_ROW_CLASS`); None else.
     threshold_rule: str | None = None
     #: ``--svm-threshold micro-macro`` or a scoped objective (``NAME=VALUE:LABEL``), one column: its out-of-fold
@@ -210,7 +212,18 @@ class LinearSVM(Classifier):
         self.inner_f1: dict[float, float] = {}
         self.stopped_C: tuple[float, ...] = ()
         out_of_fold: dict[float, np.ndarray] = {}
-        if folds >= 2:
+        given, self.searched_out_of_fold = self.searched_out_of_fold, None  # for this fit alone
+        if given is not None:
+            held, self.inner_folds, auc, f1 = given
+            if len(set(self.grid)) != 1 or held.shape != (len(classes), len(columns)):
+                raise FilterkitError(
+                    f"svm: out-of-fold values of shape {held.shape} at {len(set(self.grid))} C values, for a fit "
+                    f"of {len(classes)} rows and {len(columns)} columns at one C"
+                )
+            self.chosen_C = self.grid[0]
+            out_of_fold[self.chosen_C], self.inner_auc[self.chosen_C] = held, auc
+            self.inner_f1 = {self.chosen_C: f1} if self.params["c_by"] == "f1" else {}
+        elif folds >= 2:
             splits = StratifiedKFold(folds, shuffle=True, random_state=seed).split(np.zeros(len(classes)), classes)
             inner_rows, shared = list(splits), (features, classes)  # the rows go to lent workers once a fit
             inner = self.inner_f1 if self.params["c_by"] == "f1" else self.inner_auc
@@ -364,13 +377,23 @@ class LinearSVM(Classifier):
         decided = np.asarray(columns)[np.argmax(scores, axis=1)]
         return float(np.mean(f1_scores(classes, decided, list(columns))))
 
-    def decisions_at(self, C: float, seed: int, features, classes, columns, scored) -> np.ndarray:
+    def decisions_at(
+        self, C: float, seed: int, features, classes, columns, scored, iterations: int = FIT_ITERATIONS
+    ) -> tuple[np.ndarray, bool]:
         """The decision values of the rows ``scored`` (one column per class of ``columns``) of one SVM at ``C`` per
         class of ``columns`` against the rest, fitted on ``features`` and ``classes`` with no inner cross-validation
-        (``train --search flat`` makes its own folds); refused as :meth:`fit_multiclass` refuses, given several."""
+        (``train --search flat`` makes its own folds; liblinear at most ``iterations``), and whether liblinear
+        stopped one of those fits there; refused as :meth:`fit_multiclass` refuses, given several."""
         if len(columns) > 1:
             self._refuse_class_cuts()
-        return _decisions(*_linear_form(self._one_vs_rest(C, seed, features, classes, columns)), scored)
+        return _stopped_decisions(self._svm_options(C, seed, iterations), columns, features, classes, scored)
+
+    def take_out_of_fold(self, decisions: np.ndarray, folds: int, auc: float, f1: float) -> None:
+        """The next fit, at the grid's one C, takes ``decisions`` (rows × columns: the search's out-of-fold values
+        at that C, each fold's chain and SVM fitted on its training rows; ``train --search flat``) for its sigmoid
+        and cuts, and their ``folds``, mean AUC and F1 as its inner scores, in place of an inner cross-validation
+        (docs/algorithms.md §8.4)."""
+        self.searched_out_of_fold = (np.asarray(decisions, dtype=np.float64), int(folds), float(auc), float(f1))
 
     def out_of_fold_f1(self, decisions: np.ndarray, classes: np.ndarray, columns) -> float:
         """The F1 (k classes: macro-F1) by which ``--svm-c-by f1`` picks C, of out-of-fold ``decisions`` made by a
@@ -498,10 +521,16 @@ def _fold_decisions(options: tuple, columns, shared: tuple, fold: tuple) -> tupl
     and classes) of :func:`_fitted_one_vs_rest` fitted on its training rows, and whether liblinear stopped one of
     those fits at the options' iterations: a piece of work :func:`each` may send to a worker process."""
     (features, classes), (train, test) = shared, fold
-    models = _fitted_one_vs_rest(options, features[train], classes[train], columns)
+    return _stopped_decisions(options, columns, features[train], classes[train], features[test])
+
+
+def _stopped_decisions(options: tuple, columns, features, classes, scored) -> tuple[np.ndarray, bool]:
+    """The decision values of the rows ``scored`` of :func:`_fitted_one_vs_rest` fitted on ``features`` and
+    ``classes``, and whether liblinear stopped one of those fits at the options' iterations."""
+    models = _fitted_one_vs_rest(options, features, classes, columns)
     iterations = options[-1]  # linear_svm's last argument
     stopped = any(np.max(getattr(model, "n_iter_", 0)) >= iterations for model in models)
-    return _decisions(*_linear_form(models), features[test]), bool(stopped)
+    return _decisions(*_linear_form(models), scored), bool(stopped)
 
 
 def _linear_form(models: list) -> tuple[np.ndarray, np.ndarray]:

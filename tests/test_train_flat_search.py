@@ -3,6 +3,7 @@ outer folds ``train`` cuts today, with no inner one; the kept chain fitted at it
 
 from __future__ import annotations
 
+import base64
 import json
 from pathlib import Path
 
@@ -15,7 +16,6 @@ from test_train_progress import CHAINS, DOCUMENTS, RENAMING
 
 from chain_helpers import REAL
 from filterkit import evaluation
-from filterkit.evaluation import ChainSpec
 from filterkit.formats import FormatOptions
 from filterkit.plugins import load_plugins
 from filterkit.progress import Progress
@@ -59,7 +59,7 @@ def recomputed(data: Path, chain_text: str, positive: str | None, by_f1: bool = 
     with evaluation.opened_input(str(data), None, "<data>", None, FormatOptions("last")) as (opened, name):
         dataset, _ = evaluation.read_dataset(opened, name, None, "", evaluation.Settings(), Progress())
     codes = dataset.data.column(dataset.class_index).astype(np.int64)
-    chain = ChainSpec(chain_text, [(stage, {}) for stage in chain_text.split()])
+    chain = registry.parse_chain(chain_text)
     classes = list(np.unique(codes)) if positive is None else [dataset.labels.index(positive)]
     folds = list(StratifiedKFold(5, shuffle=True, random_state=1).split(np.zeros(len(codes)), codes))
     matrices = []
@@ -67,6 +67,7 @@ def recomputed(data: Path, chain_text: str, positive: str | None, by_f1: bool = 
         _, prepared, _ = evaluation.fitted_chain(registry, dataset, chain, np.sort(train), positive)
         matrices.append((prepared(np.sort(train))[0], prepared(test)[0]))
     by_c: dict[float, tuple[float, float]] = {}
+    held_out: dict[float, np.ndarray] = {}
     for C in GRID:
         decisions = np.zeros((len(codes), len(classes)))
         for (train, test), (train_features, test_features) in zip(folds, matrices):
@@ -90,8 +91,16 @@ def recomputed(data: Path, chain_text: str, positive: str | None, by_f1: bool = 
         picked_by = 0 if by_f1 else 1
         if len(by_c) > 1 and not by_c[C][picked_by] > max(v[picked_by] for c, v in by_c.items() if c != C):
             break
+        held_out[C] = decisions
     chosen = max(by_c, key=lambda C: (by_c[C][picked_by], -C))
-    return {"f1": by_c[chosen][0], "score": by_c[chosen][1], "C": chosen}
+    return {
+        "f1": by_c[chosen][0],
+        "score": by_c[chosen][1],
+        "C": chosen,
+        "decisions": held_out[chosen],
+        "codes": codes,
+        "classes": classes,
+    }
 
 
 @pytest.mark.parametrize(
@@ -118,6 +127,12 @@ def test_flat_candidate_records_are_a_recomputation_with_scikit_learn(
     assert section["chain"] == chains[best]
 
 
+def saved_array(state: dict, key: str) -> np.ndarray:
+    """One array of a model's saved state."""
+    array = state[key]["array"]
+    return np.frombuffer(base64.b64decode(array["base64"]), dtype=array["dtype"]).reshape(array["shape"])
+
+
 @pytest.mark.parametrize(
     "data, task, chains",
     [
@@ -127,13 +142,25 @@ def test_flat_candidate_records_are_a_recomputation_with_scikit_learn(
     ],
     ids=["binary", "multiclass", "default-candidates"],
 )
-def test_the_kept_chain_is_the_model_train_fits_at_its_one_c(run_filterkit, tmp_path, data, task, chains):
+def test_the_kept_chain_is_fitted_at_its_one_c_and_calibrated_on_the_search_s_own_out_of_fold_values(
+    run_filterkit, tmp_path, data, task, chains
+):
+    """The kept chain's SVM is the one ``train`` fits at that C alone (the same weights), but its sigmoids are
+    Platt's fitted on the flat search's out-of-fold values at that C (each fold's chain and SVM fitted on the
+    fold's training rows, recomputed here with scikit-learn), not on a second, inner cross-validation."""
     flat = flat_model(run_filterkit, tmp_path, data, task, chains) if chains else None
     if flat is None:
         model = tmp_path / "flat.json"
         result = run_filterkit("train", "-q", "-o", model, *FAST, "--search", "flat", *task, data)
         assert result.status == 0, result.stderr
         flat = json.loads(model.read_text())
+        every_word = "words --counts --lowercase --words-to-keep 1000000"
+        assert [c["chain"] for c in flat["classifier"]["candidates"]] == [
+            "words --counts --lowercase --stopwords weka shape bns l2",
+            f"{every_word} --tokenizer alphabetic bns --multiply l2",
+            f"{every_word} --log-tf --tokenizer alphabetic idf --presence --multiply --smooth l2",
+            f"{every_word} --log-tf --tokenizer alphabetic --ngrams 1-2 idf --presence --multiply --smooth l2",
+        ]
     section = flat["classifier"]
     kept = next(c for c in section["candidates"] if c["chain"] == section["chain"])
     one_c = tmp_path / "one-c.json"
@@ -142,12 +169,24 @@ def test_the_kept_chain_is_the_model_train_fits_at_its_one_c(run_filterkit, tmp_
         "train", "-q", "-o", one_c, *FAST, "--svm-c-values", typed, *task, data, *section["chain"].split()
     )
     assert result.status == 0, result.stderr
-    nested = json.loads(one_c.read_text())
-    assert section["params"]["c_values"] == typed and section["fitted"]["C"] == kept["C"]
-    assert list(section["fitted"]["inner_f1" if "--positive" in task else "inner_macro_f1"]) == [str(kept["C"])]
-    for key in ("search", "search_c_values", "candidates"):
-        del section[key]
-    assert json.dumps(flat, sort_keys=True) == json.dumps(nested, sort_keys=True)
+    nested = json.loads(one_c.read_text())["classifier"]
+    fitted = section["fitted"]
+    assert section["params"]["c_values"] == typed and fitted["C"] == kept["C"]
+    binary = "--positive" in task
+    assert fitted["inner_folds"] == 5 and nested["fitted"]["inner_folds"] == 3
+    assert fitted["inner_f1" if binary else "inner_macro_f1"] == {str(kept["C"]): kept["f1"]}
+    assert fitted["inner_auc" if binary else "inner_macro_auc"] == {str(kept["C"]): kept["score"]}
+    for key in ("weights", "intercepts"):
+        assert np.array_equal(saved_array(section["state"], key), saved_array(nested["state"], key))
+    from plugins.classifiers import platt_sigmoid
+
+    expected = recomputed(data, section["chain"], task[1] if binary else None)
+    assert expected["C"] == kept["C"]
+    sigmoids = np.array(
+        [platt_sigmoid(expected["decisions"][:, j], expected["codes"] == k) for j, k in enumerate(expected["classes"])]
+    )
+    assert saved_array(section["state"], "sigmoids") == pytest.approx(sigmoids, rel=1e-6)
+    assert not np.allclose(saved_array(nested["state"], "sigmoids"), sigmoids, rtol=1e-6)
 
 
 def test_a_single_chain_is_searched_for_its_c_and_any_jobs_give_the_same_model(run_filterkit, tmp_path):
@@ -222,3 +261,48 @@ def test_a_cut_of_one_column_alone_on_several_classes_is_refused_before_the_sear
     assert result.status == 1 and "--multiclass" in result.stderr.splitlines()[-1]
     assert "1/15 fits" not in result.stderr and "on all 150 rows" not in result.stderr  # no fit scored first
     assert not model.exists()
+
+
+def test_the_search_s_out_of_fold_values_serve_one_fit_and_must_fit_its_rows():
+    """``take_out_of_fold`` is for the next fit alone: a second fit of the same classifier runs its own inner
+    cross-validation; values of another shape than the fit's rows and columns are refused."""
+    from filterkit.errors import FilterkitError
+
+    generator = np.random.default_rng(5)
+    features = generator.normal(size=(40, 3))
+    targets = (features[:, 0] + 0.5 * generator.normal(size=40) > 0).astype(np.int64)
+    svm = load_plugins().classifier("svm")(c_values="1", inner_folds=3, c_by="f1")
+    held_out = generator.normal(size=(40, 1))
+    svm.take_out_of_fold(held_out, 5, 0.9, 0.8)
+    svm.fit(features, targets, 1)
+    assert (svm.inner_folds, svm.inner_auc, svm.inner_f1) == (5, {1.0: 0.9}, {1.0: 0.8})
+    svm.fit(features[:30], targets[:30], 1)
+    assert svm.inner_folds == 3 and svm.inner_auc[1.0] != 0.9
+    svm.take_out_of_fold(held_out, 5, 0.9, 0.8)
+    with pytest.raises(FilterkitError, match=r"shape \(40, 1\) at 1 C values, for a fit of 30 rows"):
+        svm.fit(features[:30], targets[:30], 1)
+
+
+def test_the_flat_search_scores_a_c_by_stopped_fits_and_keeps_converged_values_at_the_chosen_one():
+    """As the nested search's inner fits (tests/test_classifiers_search.py), an early flat search of several C
+    stops liblinear at 1,000 iterations; the chosen C's folds are fitted again to convergence, and those values
+    score the candidate and calibrate the model."""
+    from test_classifiers_search import conflicting_rows, out_of_fold_values
+
+    from filterkit import flat_search
+    from filterkit.evaluation import CheckedClassifier
+
+    features, targets = conflicting_rows()
+    cuts = list(StratifiedKFold(2, shuffle=True, random_state=1).split(np.zeros(len(targets)), targets))
+    held = [(features[train], targets[train], features[test]) for train, test in cuts]
+    registry = load_plugins()
+    params = {"c_values": "10,100", "c_search": "early", "c_by": "auc"}
+    svm = CheckedClassifier(registry, "svm", params)
+    with flat_search.FoldRunner(registry, None, (1, "local", None, None), (None, None, None)) as runner:
+        searched = ("svm", params, 1)
+        chosen, decisions, f1, stopped = flat_search._flat_c_search(runner, svm, searched, held, cuts, targets, [1])
+    converged, _ = out_of_fold_values(features, targets, 100, 20_000)
+    at_most_1000, _ = out_of_fold_values(features, targets, 100, 1_000)
+    assert (chosen, stopped) == (100.0, [100.0])
+    assert np.array_equal(decisions[:, 0], converged) and not np.allclose(converged, at_most_1000)
+    assert f1 == svm("out_of_fold_f1", converged[:, None], targets, [1])

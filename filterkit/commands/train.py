@@ -72,9 +72,15 @@ and on word counts (no text attribute):
 
 With --search flat (a class's task, the svm), each candidate's folds are
 fitted once and the SVM at each C of its grid on each fold, with no inner
-cross-validation: C by the F1 of the out-of-fold rows (--svm-c-by), the
-candidate by its AUC at that C, and the kept chain fitted at that C alone
-(the model records "search": "flat" and each candidate's C).
+cross-validation, as scikit-learn's GridSearchCV searches: C by the F1 of
+the out-of-fold rows (--svm-c-by), the candidate by its AUC at that C, and
+the kept chain fitted at that C alone, its sigmoid and cuts fitted on those
+out-of-fold values (the model records "search": "flat" and each
+candidate's C). On text it puts this chain of words and word pairs in place
+of the second candidate (docs/RESULTS.md §10.10):
+
+\b
+{flat}
 
 With --engine dask the candidates' fits run as tasks on a Dask cluster
 (--scheduler ADDRESS, or a local one of --workers processes), the kept
@@ -88,7 +94,7 @@ informative class), not a copy of every word per class.
 
 def _train_help() -> str:
     """The help, the default candidates listed from the tables train uses."""
-    from filterkit.training import COUNT_CANDIDATES, TEXT_CANDIDATES
+    from filterkit.training import COUNT_CANDIDATES, FLAT_TEXT_CANDIDATES, TEXT_CANDIDATES
 
     def typed(stages) -> str:
         words = []
@@ -102,6 +108,7 @@ def _train_help() -> str:
     return TRAIN_HELP.format(
         text="\n".join(f"  {typed(chain)}" for chain in TEXT_CANDIDATES),
         counts="\n".join(f"  {typed(chain)}" for chain in COUNT_CANDIDATES),
+        flat="\n".join(f"  {typed(chain)}" for chain in FLAT_TEXT_CANDIDATES[-1:]),
     )
 
 
