@@ -5,11 +5,13 @@ once a fold, the SVM at each C of its grid on each fold's training rows, no inne
 from __future__ import annotations
 
 import contextlib
+import re
 from typing import Any, Callable
 
 import numpy as np
 
 from filterkit import evaluation
+from filterkit.arff.tokens import one_line
 from filterkit.errors import FilterkitError
 from filterkit.evaluation import MULTICLASS_TASK, ChainSpec, CheckedClassifier, Dataset, Settings
 from filterkit.lent_workers import portable
@@ -42,7 +44,6 @@ def flat_candidate_scores(
     (candidate, fold) and warns as :func:`scored_candidates`."""
     from filterkit.progress import Progress
     from filterkit.tasks import stratified_folds
-    from filterkit.training import candidate_warnings
 
     progress, warn = shown
     progress = Progress() if progress is None else progress
@@ -246,7 +247,7 @@ def _flat_c_search(
         return any_stopped
 
     for C in sorted(grid) if early else grid:
-        if scored(C, iterations) and iterations < FIT_ITERATIONS:
+        if scored(C, iterations) and iterations < FIT_ITERATIONS and C not in stopped:
             stopped.append(C)
         inner[C] = (
             svm("out_of_fold_f1", path[C], truth, columns) if by_f1 else _fold_mean_auc(path[C], truth, cuts, columns)
@@ -294,3 +295,19 @@ def _refuse_lacking_fold(
             f"task '{task}': a training fold holds {missing} class '{task}' ({int(held[1])} of {len(classes)} "
             f"rows); the class is too small (or too large) for {folds} folds"
         )
+
+
+def candidate_warnings(chains: list[ChainSpec], folds: int, warn) -> Callable[[int, int, list[str]], None]:
+    """A function given a fit's candidate, fold and chain warnings that gives ``warn`` (None: nobody) each distinct
+    warning of a candidate once (the same words in another fold's numbers being the same), naming it and the fold."""
+    seen: set[tuple[int, str]] = set()
+
+    def warned(candidate: int, fold: int, texts: list[str]) -> None:
+        for text in texts:
+            alike = (candidate, re.sub(r"[0-9][0-9,.]*", "#", text))  # the same warning in another fold's numbers
+            if warn is not None and alike not in seen:
+                seen.add(alike)
+                chain = chains[candidate].text
+                warn(f"candidate {candidate + 1} of {len(chains)} '{chain}', fold {fold + 1}: {one_line(text)}")
+
+    return warned

@@ -13,7 +13,6 @@ once for every label and a classifier per label, as ``evaluate --test`` scores i
 from __future__ import annotations
 
 import dataclasses
-import re
 from typing import Callable
 
 import numpy as np
@@ -24,7 +23,7 @@ from filterkit.contract import declared
 from filterkit.costs import refuse_unfitting_costs
 from filterkit.errors import FilterkitError
 from filterkit.evaluation import MULTICLASS_TASK, ChainSpec, CheckedClassifier, Dataset, Settings
-from filterkit.flat_search import flat_candidate_scores
+from filterkit.flat_search import candidate_warnings, flat_candidate_scores
 from filterkit.formats import FormatOptions
 from filterkit.lent_workers import lending, start_workers
 from filterkit.option_files import sent_files
@@ -173,7 +172,7 @@ def train(
             chains = default_candidates(dataset.schema, registry, several, search)
         lent = _local_workers(jobs, engine, dataset.data.n_rows, _first_pool_fits(chains, search, candidate_folds))
         start_workers(lent)  # after the checks: an early error need not wait for their start
-        candidates = []
+        candidates: list[dict] = []
         searched: dict = {}
         held_out = None
         placed = (jobs, engine, (scheduler, workers), plugins_dir)
@@ -390,22 +389,6 @@ def c_value_text(grid: str, C: float) -> str:
     return next(text.strip() for text in grid.split(",") if float(text) == C)
 
 
-def candidate_warnings(chains: list[ChainSpec], folds: int, warn) -> Callable[[int, int, list[str]], None]:
-    """A function given a fit's candidate, fold and chain warnings that gives ``warn`` (None: nobody) each distinct
-    warning of a candidate once (the same words in another fold's numbers being the same), naming it and the fold."""
-    seen: set[tuple[int, str]] = set()
-
-    def warned(candidate: int, fold: int, texts: list[str]) -> None:
-        for text in texts:
-            alike = (candidate, re.sub(r"[0-9][0-9,.]*", "#", text))  # the same warning in another fold's numbers
-            if warn is not None and alike not in seen:
-                seen.add(alike)
-                chain = chains[candidate].text
-                warn(f"candidate {candidate + 1} of {len(chains)} '{chain}', fold {fold + 1}: {one_line(text)}")
-
-    return warned
-
-
 def _fitted_model(
     registry: Registry,
     dataset: Dataset,
@@ -414,13 +397,13 @@ def _fitted_model(
     settings: Settings,
     reading: tuple[str, dict],
     candidates: list[dict],
-    searched: tuple[dict, tuple | None],
+    search: tuple[dict, tuple | None],
 ) -> "TrainedModel":
     """``chain`` and the classifier fitted on every row of ``dataset`` for ``task``, as a model, saying how the
-    candidates were searched (``searched``: what the model records of it, nothing when nested; and the flat
+    candidates were searched (``search``: what the model records of it, nothing when nested; and the flat
     search's out-of-fold values of ``chain`` at its C, their folds, AUC and F1, which the svm's fit takes for its
     sigmoid and cuts in place of an inner cross-validation, or None)."""
-    searched, held_out = searched
+    searched, held_out = search
     multiclass = task == MULTICLASS_TASK
     rows = np.arange(dataset.data.n_rows)
     output_class, prepared, fitted = evaluation.fitted_chain(
