@@ -66,7 +66,9 @@ class LinearSVM(Classifier):
     #: ``--svm-costs``: the matrix as read (every label of the class), the out-of-fold scores (rows × columns) and
     #: classes for :func:`filterkit.costs.cut_by_costs` (none saved); the labels of its columns and the matrix
     #: restricted to them (saved), and the out-of-fold cost the cut reaches.
-    costs_read = cost_scores = cost_classes = cost_matrix = None
+    costs_read = cost_matrix = None
+    cost_scores: np.ndarray | None = None
+    cost_classes: np.ndarray | None = None
     cost_labels: list[str] | None = None
     threshold_cost: float | None = None
     summary = "Linear SVM (liblinear); C by inner-CV AUC or F1 from a grid; Platt-calibrated probabilities (KDD'09 §4)."
@@ -204,41 +206,9 @@ class LinearSVM(Classifier):
         AUC of the inner cross-validation (or its out-of-fold F1, ``--svm-c-by f1``), each column's Platt
         sigmoid as the decision option says, and its cut by ``--svm-threshold`` on the inner CV's out-of-fold
         scores (none where a class has a single row: the fixed cut, :data:`ONE_ROW_CLASS`)."""
-        from sklearn.model_selection import StratifiedKFold
-
         classes = np.asarray(classes, dtype=np.int64)
-        self.inner_folds = folds = min(self.params["inner_folds"], int(np.bincount(classes, minlength=n_classes).min()))
-        self.inner_auc: dict[float, float] = {}
-        self.inner_f1: dict[float, float] = {}
-        self.stopped_C: tuple[float, ...] = ()
-        out_of_fold: dict[float, np.ndarray] = {}
-        given, self.searched_out_of_fold = self.searched_out_of_fold, None  # for this fit alone
-        if given is not None:
-            held, self.inner_folds, auc, f1 = given
-            if len(set(self.grid)) != 1 or held.shape != (len(classes), len(columns)):
-                raise FilterkitError(
-                    f"svm: out-of-fold values of shape {held.shape} at {len(set(self.grid))} C values, for a fit "
-                    f"of {len(classes)} rows and {len(columns)} columns at one C"
-                )
-            self.chosen_C = self.grid[0]
-            out_of_fold[self.chosen_C], self.inner_auc[self.chosen_C] = held, auc
-            self.inner_f1 = {self.chosen_C: f1} if self.params["c_by"] == "f1" else {}
-        elif folds >= 2:
-            splits = StratifiedKFold(folds, shuffle=True, random_state=seed).split(np.zeros(len(classes)), classes)
-            inner_rows, shared = list(splits), (features, classes)  # the rows go to lent workers once a fit
-            inner = self.inner_f1 if self.params["c_by"] == "f1" else self.inner_auc
-            early = self.params["c_search"] == "early"
-            for C in sorted(self.grid) if early else self.grid:
-                out_of_fold[C] = self._inner_decisions(C, seed, inner_rows, shared, columns)
-                if early and len(inner) > 1 and not inner[C] > max(score for c, score in inner.items() if c != C):
-                    break
-            self.chosen_C = max(inner, key=lambda C: (inner[C], -C))
-        else:
-            self.chosen_C = self.grid[0]
+        held_out = self._search_c(features, classes, n_classes, columns, seed)
         self.weights, self.intercepts = _linear_form(self._one_vs_rest(self.chosen_C, seed, features, classes, columns))
-        held_out = out_of_fold.get(self.chosen_C)
-        if self.chosen_C in self.stopped_C and self._reads_held_out:  # what calibrates and cuts: converged fits
-            held_out = self._out_of_fold(self.chosen_C, seed, inner_rows, shared, columns, FIT_ITERATIONS)[0]
         in_sample = self.params["decision"] == "platt"
         fitted_on = _decisions(self.weights, self.intercepts, features) if in_sample else held_out
         self.sigmoids = (
@@ -259,6 +229,51 @@ class LinearSVM(Classifier):
         else:
             self._choose_thresholds(self._scored(held_out, self.sigmoids), classes, columns)
         return self
+
+    def _search_c(self, features, classes: np.ndarray, n_classes: int, columns, seed: int) -> np.ndarray | None:
+        """Choose C (``chosen_C``): the grid's one C on the flat search's out-of-fold values
+        (:meth:`take_out_of_fold`), the best of the inner cross-validation, or the grid's first where a class has
+        one row; the out-of-fold values at that C that calibrate and cut (of converged fits), or None."""
+        from sklearn.model_selection import StratifiedKFold
+
+        self.inner_folds = folds = min(self.params["inner_folds"], int(np.bincount(classes, minlength=n_classes).min()))
+        self.inner_auc: dict[float, float] = {}
+        self.inner_f1: dict[float, float] = {}
+        self.stopped_C: tuple[float, ...] = ()
+        given, self.searched_out_of_fold = self.searched_out_of_fold, None  # for this fit alone
+        if given is not None:
+            return self._take_given(given, classes, columns)
+        if folds < 2:
+            self.chosen_C = self.grid[0]
+            return None
+        splits = StratifiedKFold(folds, shuffle=True, random_state=seed).split(np.zeros(len(classes)), classes)
+        inner_rows, shared = list(splits), (features, classes)  # the rows go to lent workers once a fit
+        inner = self.inner_f1 if self.params["c_by"] == "f1" else self.inner_auc
+        early = self.params["c_search"] == "early"
+        out_of_fold: dict[float, np.ndarray] = {}
+        for C in sorted(self.grid) if early else self.grid:
+            out_of_fold[C] = self._inner_decisions(C, seed, inner_rows, shared, columns)
+            if early and len(inner) > 1 and not inner[C] > max(score for c, score in inner.items() if c != C):
+                break
+        self.chosen_C = max(inner, key=lambda C: (inner[C], -C))
+        if self.chosen_C in self.stopped_C and self._reads_held_out:  # what calibrates and cuts: converged fits
+            return self._out_of_fold(self.chosen_C, seed, inner_rows, shared, columns, FIT_ITERATIONS)[0]
+        return out_of_fold[self.chosen_C]
+
+    def _take_given(self, given: tuple, classes: np.ndarray, columns) -> np.ndarray:
+        """The flat search's out-of-fold values (:meth:`take_out_of_fold`) at the grid's one C, their folds and
+        scores recorded as the inner ones; refused where they are not of this fit's rows and columns."""
+        held, self.inner_folds, auc, f1 = given
+        if len(set(self.grid)) != 1 or held.shape != (len(classes), len(columns)):
+            raise FilterkitError(
+                f"svm: out-of-fold values of shape {held.shape} at {len(set(self.grid))} C values, for a fit "
+                f"of {len(classes)} rows and {len(columns)} columns at one C"
+            )
+        self.chosen_C = self.grid[0]
+        self.inner_auc[self.chosen_C] = auc
+        if self.params["c_by"] == "f1":
+            self.inner_f1[self.chosen_C] = f1
+        return held
 
     def _keep_for_costs(self, held_out: np.ndarray | None, classes: np.ndarray) -> None:
         """``--svm-costs``: the matrix read (once a fit), and the out-of-fold scores and classes of ``held_out``
