@@ -47,12 +47,12 @@ def on_scheduler(address: str) -> tuple:
     [
         (("--positive", "1"), GRAIN_SAMPLE, (), "auc"),
         (("--positive", "1"), GRAIN_SAMPLE, USER_CHAINS, "auc"),
-        (("--multiclass",), IRIS, (), "macro_auc"),
+        (("--search", "nested", "--multiclass"), IRIS, (), "macro_auc"),
         ((), REUTERS, USER_CHAINS, "micro_f1"),
         (("--search", "flat", "--positive", "1"), GRAIN_SAMPLE, USER_CHAINS, "auc"),
-        (("--search", "flat", "--multiclass"), IRIS, (), "macro_auc"),
+        (("--multiclass",), IRIS, (), "macro_auc"),
     ],
-    ids=["binary-default", "binary-chains", "multiclass-default", "labels-chains", "flat-binary", "flat-multiclass"],
+    ids=["binary-default", "binary-chains", "multiclass-nested", "labels-chains", "flat-binary", "multiclass-default"],
 )
 def test_a_model_selected_on_a_scheduler_is_the_local_engine_s_file(
     run_filterkit, dask_scheduler, tmp_path, options, data, chains, measure
@@ -63,7 +63,8 @@ def test_a_model_selected_on_a_scheduler_is_the_local_engine_s_file(
     candidates = json.loads(written["local"])["classifier"]["candidates"]
     assert len(candidates) == (len(chains) - 1 if chains else {"auc": 4, "macro_auc": 3}[measure])
     assert {candidate["measure"] for candidate in candidates} == {measure}
-    assert ("C" in candidates[0]) == ("flat" in options)
+    searched_flat = "flat" in options or options == ("--multiclass",)  # --search auto: flat on k classes
+    assert ("C" in candidates[0]) == searched_flat
 
 
 def test_local_clusters_of_one_and_three_workers_train_the_model_of_two_processes(run_filterkit, tmp_path):

@@ -202,15 +202,30 @@ def test_a_single_chain_is_searched_for_its_c_and_any_jobs_give_the_same_model(r
     assert candidate["C"] == recomputed(OH0, "l2", None)["C"]
 
 
-def test_the_nested_search_is_the_default_and_records_no_search(run_filterkit, tmp_path):
-    model = tmp_path / "nested.json"
-    result = run_filterkit(
-        "train", "-q", "-o", model, *FAST, "--positive", "Ethics", "--compare", OH0, "binarize l2", "bns l2"
-    )
-    assert result.status == 0, result.stderr
-    section = json.loads(model.read_text())["classifier"]
-    assert "search" not in section and all("C" not in c for c in section["candidates"])
-    assert section["params"]["c_values"] == "0.1,1,10"
+@pytest.mark.parametrize(
+    "task, chains, meant",
+    [
+        (("--positive", "Ethics"), ("binarize l2", "bns l2"), "nested"),
+        (("--multiclass",), ("binarize l2", "l2"), "flat"),
+        (("--multiclass",), ("l2",), "nested"),
+    ],
+    ids=["two-classes", "k-classes", "one-chain"],
+)
+def test_the_default_search_is_flat_for_several_candidates_on_k_classes_and_nested_otherwise(
+    run_filterkit, tmp_path, task, chains, meant
+):
+    written = {}
+    for search in ("auto", "nested", "flat"):
+        model = tmp_path / f"{search}.json"
+        named = () if search == "auto" else ("--search", search)
+        result = run_filterkit("train", "-q", "-o", model, *FAST, *named, *task, *chains_of(OH0, chains))
+        assert result.status == 0, result.stderr
+        written[search] = model.read_bytes()
+    assert written["auto"] == written[meant]
+    assert written["nested"] != written["flat"]
+    section = json.loads(written["auto"])["classifier"]
+    assert section.get("search") == ("flat" if meant == "flat" else None)
+    assert section["params"]["c_values"] in (("0.1,1,10",) if meant == "nested" else ("0.1", "1", "10"))
 
 
 @pytest.mark.parametrize(

@@ -246,7 +246,8 @@ def test_compare_keeps_the_candidate_of_the_best_cross_validated_auc(run_filterk
 
 def test_k_class_candidates_are_scored_by_the_cross_validated_macro_auc(run_filterkit, tmp_path):
     chains = ("binarize l2", "l2")
-    model_path = trained(run_filterkit, tmp_path, OH0, ("--multiclass", "--compare"), chains)
+    # nested, as evaluate scores them: --search auto would search several candidates on k classes flat
+    model_path = trained(run_filterkit, tmp_path, OH0, ("--search", "nested", "--multiclass", "--compare"), chains)
     section = json.loads(model_path.read_text())["classifier"]
     by_chain = cross_validated(run_filterkit, ("--multiclass",), OH0, chains, ("macro_auc", "macro_f1"))
     assert [(c["measure"], (c["score"], c["f1"])) for c in section["candidates"]] == [
@@ -274,7 +275,8 @@ def test_with_no_chain_train_compares_the_default_candidates(run_filterkit, tmp_
 
 def test_on_more_than_two_classes_the_default_shape_candidate_shapes_each_feature_once(run_filterkit, tmp_path):
     iris = REAL / "iris.arff"
-    section = json.loads(trained(run_filterkit, tmp_path, iris, ("--multiclass",), ()).read_text())["classifier"]
+    nested = ("--search", "nested", "--multiclass")  # scored as evaluate scores them
+    section = json.loads(trained(run_filterkit, tmp_path, iris, nested, ()).read_text())["classifier"]
     chains = ["shape --multiclass max bns l2", "bns --multiply l2", "idf --presence --multiply --smooth l2"]
     assert [c["chain"] for c in section["candidates"]] == chains
     by_chain = cross_validated(run_filterkit, ("--multiclass",), iris, chains, ("macro_auc", "macro_f1"))

@@ -70,8 +70,10 @@ and on word counts (no text attribute):
 \b
 {counts}
 
-With --search flat (a class's task, the svm), each candidate's folds are
-fitted once and the SVM at each C of its grid on each fold, with no inner
+With --search flat (a class's task, the svm), and by default (--search
+auto) where several candidates are scored with --multiclass on more than
+two classes (docs/RESULTS.md §10.11), each candidate's folds are fitted
+once and the SVM at each C of its grid on each fold, with no inner
 cross-validation, as scikit-learn's GridSearchCV searches: C by the F1 of
 the out-of-fold rows (--svm-c-by), the candidate by its AUC at that C, and
 the kept chain fitted at that C alone, its sigmoid and cuts fitted on those
@@ -148,11 +150,12 @@ class TrainCommand(EvaluateCommand):
 @click.option(
     "--search",
     type=click.Choice(SEARCHES),
-    default="nested",
+    default="auto",
     show_default=True,
     help="How candidates are scored and the svm's C picked: nested (each fold's SVM picks C by its own inner "
-    "cross-validation) or flat (one cross-validation over chain and C, no inner one: about a fifth of the SVM "
-    "fits; a class's task and the svm only; a candidate's folds at a time in up to --jobs processes).",
+    "cross-validation), flat (one cross-validation over chain and C, no inner one: about a fifth of the SVM "
+    "fits; a class's task and the svm only; a candidate's folds at a time in up to --jobs processes), or auto "
+    "(flat for several candidates on more than two classes, nested otherwise).",
 )
 @engine_option("Score the candidates here (in --jobs processes) or as tasks on a Dask cluster, the same model")
 @scheduler_option
