@@ -1,8 +1,8 @@
 """``filterkit train`` against scikit-learn's ``GridSearchCV`` doing the equivalent search (issue 75, item 5).
 
     python benchmarks/train.py [--corpora debian10,grain,debian20,man] [--max-train N] [--max-train-of CORPORA]
-                               [--routes full-1,full-all,early-1,early-all,flat-1,flat-all,grid-1,grid-all,
-                                         compare-1,cv-1]
+                               [--routes full-1,full-all,early-1,early-all,flat-1,flat-all,nested-1,nested-all,
+                                         grid-1,grid-all,compare-1,cv-1]
                                [--repeats 1]
                                [--fresh] [--man-per-section 300]
                                [--inputs benchmarks/.inputs/train] [--out benchmarks/RESULTS.md]
@@ -37,8 +37,10 @@ Routes, each command its own process, CPU seconds (user + system, the workers in
   ``--multiclass`` on k classes, ``--positive 1`` on grain), ``--svm-c-search full`` or ``early``, ``--jobs 1`` or
   ``--jobs`` = every core, then ``filterkit predict`` of the test file; the route's seconds are the two commands'
   together, its F1 that of the predicted labels.
+  Their search is ``train``'s default, ``--search auto`` (flat on more than two classes, nested on grain).
 - ``flat-1``, ``flat-all``: the same with ``--search flat`` (chain and C scored in one cross-validation, C searched
-  early).
+  early); ``nested-1``, ``nested-all`` with ``--search nested`` (C searched early), the default before
+  docs/RESULTS.md §10.11.
 - ``grid-1``, ``grid-all``: ``GridSearchCV(Pipeline(TfidfVectorizer(lowercase=True), LinearSVC()))`` over the
   equivalent search: 4 representations (``sublinear_tf`` False/True × ``ngram_range`` (1, 1)/(1, 2): as many as
   filterkit's default candidates, not the same ones) × C in {0.01, 0.1, 1, 10, 100} × 5 stratified folds
@@ -103,6 +105,8 @@ ROUTES = (
     "early-all",
     "flat-1",
     "flat-all",
+    "nested-1",
+    "nested-all",
     "grid-1",
     "grid-all",
     "compare-1",
@@ -348,7 +352,8 @@ def route_commands(route: str, paths: dict[str, Path], positive: str | None, fol
         return [evaluate + [str(paths["train"]), *scoring["chains"]]]
     model = folder / f"{paths['train'].stem}.{route}.json"
     workers = "1" if jobs == "1" else str(os.cpu_count() or 1)
-    search = ["--search", "flat", "--svm-c-search", "early"] if kind == "flat" else ["--svm-c-search", kind]
+    searches = {"flat": ["--search", "flat", "--svm-c-search", "early"], "nested": ["--search", "nested"]}
+    search = searches.get(kind, ["--svm-c-search", kind])
     train = [filterkit, "train", "-q", *task, *search, "--jobs", workers, "-o", str(model)]
     return [train + [str(paths["train"])], [filterkit, "predict", str(model), str(paths["test"])]]
 

@@ -15,7 +15,7 @@ from filterkit.arff.tokens import one_line
 from filterkit.errors import FilterkitError
 from filterkit.evaluation import MULTICLASS_TASK, ChainSpec, CheckedClassifier, Dataset, Settings
 from filterkit.lent_workers import portable
-from filterkit.linear_svm import FIT_ITERATIONS, SEARCH_ITERATIONS
+from filterkit.linear_svm import FIT_ITERATIONS, SEARCH_ITERATIONS, stopped_fits, with_refits
 from filterkit.option_files import GIVEN_FILES, sent_files
 from filterkit.plugins import Registry
 
@@ -213,7 +213,7 @@ def flat_fold_decisions(
 ) -> tuple[np.ndarray, bool]:
     """The decision values of a fold's test rows (``fold``: training features and classes, test features) of
     one SVM per class of ``columns`` at ``C``, fitted on its training rows (``searched``: the classifier, its
-    options and seed; liblinear at most ``iterations``), and whether liblinear stopped one of those fits."""
+    options and seed; liblinear at most ``iterations``), and which of those fits liblinear stopped (a flag each)."""
     classifier, params, seed = searched
     call = CheckedClassifier(registry, classifier, params)
     return call("decisions_at", C, seed, *fold[:2], columns, fold[2], iterations)
@@ -229,22 +229,24 @@ def _flat_c_search(
     (:func:`flat_fold_decisions`, run by ``runner``); the C of the best F1 of those decision values (``--svm-c-by
     f1``: :meth:`LinearSVM.out_of_fold_f1`, ``truth`` their classes) or of the best mean AUC over the folds (auc),
     the smallest on a tie.  An early search of several C stops liblinear at :data:`SEARCH_ITERATIONS`, as the
-    nested search's inner fits (docs/algorithms.md §8.4); where it stopped a fit at the chosen C, that C's folds
-    are fitted again to convergence, whose values score the candidate and fit the kept model's sigmoid and cuts."""
+    nested search's inner fits (docs/algorithms.md §8.4); where it stopped a fit at the chosen C, those fits are
+    made again to convergence (the others converged: :func:`~filterkit.linear_svm.stopped_fits`), whose values
+    score the candidate and fit the kept model's sigmoid and cuts."""
     params, grid = svm.classifier.params, svm.classifier.grid
     early, by_f1 = params["c_search"] == "early", params["c_by"] == "f1"
     iterations = SEARCH_ITERATIONS if early and len(set(grid)) > 1 else FIT_ITERATIONS
     path: dict[float, np.ndarray] = {}
+    flags: dict[float, list] = {}
     inner: dict[float, float] = {}
     stopped: list[float] = []
 
     def scored(C: float, most: int) -> bool:
-        path[C] = np.zeros((len(truth), len(columns)))
+        path[C], flags[C] = np.zeros((len(truth), len(columns))), []
         decided = runner.results(flat_fold_decisions, [(searched, C, fold, columns, most) for fold in held])
-        any_stopped = False
         for (_, test), (decisions, fold_stopped) in zip(cuts, decided):
-            path[C][test], any_stopped = decisions, any_stopped or fold_stopped
-        return any_stopped
+            path[C][test] = decisions
+            flags[C].append(fold_stopped)
+        return any(np.any(fold_flags) for fold_flags in flags[C])
 
     for C in sorted(grid) if early else grid:
         if scored(C, iterations) and iterations < FIT_ITERATIONS and C not in stopped:
@@ -256,7 +258,13 @@ def _flat_c_search(
             break
     chosen = max(inner, key=lambda C: (inner[C], -C))
     if chosen in stopped:
-        scored(chosen, FIT_ITERATIONS)
+        refits = stopped_fits(flags[chosen])
+        again = [
+            (searched, chosen, held[fold], [columns[j] for j in positions], FIT_ITERATIONS)
+            for fold, positions in refits
+        ]
+        fitted = [values for values, _ in runner.results(flat_fold_decisions, again)]
+        path[chosen] = with_refits(path[chosen], cuts, refits, fitted)
     f1 = inner[chosen] if by_f1 and chosen not in stopped else svm("out_of_fold_f1", path[chosen], truth, columns)
     return chosen, path[chosen], float(f1), stopped
 

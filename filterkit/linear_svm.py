@@ -37,6 +37,23 @@ def linear_svm(
     )
 
 
+def stopped_fits(stopped: list) -> list[tuple[int, list[int]]]:
+    """(fold, column positions) of each fold whose flags (``stopped``: a fold's flag per column, set where liblinear
+    stopped that fit at a search's iterations) name a stopped fit: the fits to make again to convergence.  A fit that
+    converged within the limit is the fit of any larger one, bit for bit (liblinear's seeded walk is the same until
+    it converges), so only the stopped ones are made again (docs/algorithms.md §8.4)."""
+    return [(fold, [int(j) for j in np.flatnonzero(flags)]) for fold, flags in enumerate(stopped) if np.any(flags)]
+
+
+def with_refits(values: np.ndarray, rows: list, refits: list, fitted: list) -> np.ndarray:
+    """``values`` (rows × columns: out-of-fold decision values) with the fits of ``refits`` (:func:`stopped_fits`)
+    put in: ``fitted``, each one's values at its fold's test rows (``rows``: each fold's training and test rows)."""
+    values = values.copy()
+    for (fold, positions), fold_values in zip(refits, fitted):
+        values[np.ix_(rows[fold][1], positions)] = fold_values
+    return values
+
+
 class FreeInterceptSVM:
     """A linear SVM minimizing ½‖w‖² + C·Σ loss(y·(w·x + b)) with b not penalized.
 

@@ -12,7 +12,14 @@ import scipy.sparse as sp
 
 from filterkit.costs import loaded_costs, read_cost_matrix, refuse_with_rule
 from filterkit.lent_workers import each
-from filterkit.linear_svm import FIT_ITERATIONS, SEARCH_ITERATIONS, fit_quietly, linear_svm
+from filterkit.linear_svm import (
+    FIT_ITERATIONS,
+    SEARCH_ITERATIONS,
+    fit_quietly,
+    linear_svm,
+    stopped_fits,
+    with_refits,
+)
 from filterkit.plugin import (
     Classifier,
     FilterkitError,
@@ -250,15 +257,20 @@ class LinearSVM(Classifier):
         inner_rows, shared = list(splits), (features, classes)  # the rows go to lent workers once a fit
         inner = self.inner_f1 if self.params["c_by"] == "f1" else self.inner_auc
         early = self.params["c_search"] == "early"
-        out_of_fold: dict[float, np.ndarray] = {}
+        out_of_fold: dict[float, tuple] = {}
         for C in sorted(self.grid) if early else self.grid:
             out_of_fold[C] = self._inner_decisions(C, seed, inner_rows, shared, columns)
             if early and len(inner) > 1 and not inner[C] > max(score for c, score in inner.items() if c != C):
                 break
         self.chosen_C = max(inner, key=lambda C: (inner[C], -C))
+        values, stopped = out_of_fold[self.chosen_C]
         if self.chosen_C in self.stopped_C and self._reads_held_out:  # what calibrates and cuts: converged fits
-            return self._out_of_fold(self.chosen_C, seed, inner_rows, shared, columns, FIT_ITERATIONS)[0]
-        return out_of_fold[self.chosen_C]
+            refits = stopped_fits(stopped)
+            options = self._svm_options(self.chosen_C, seed, FIT_ITERATIONS)
+            again = [(*inner_rows[fold], positions) for fold, positions in refits]
+            fitted = each(functools.partial(_fold_decisions, options, columns), again, shared)
+            return with_refits(values, inner_rows, refits, [fold_values for fold_values, _ in fitted])
+        return values
 
     def _take_given(self, given: tuple, classes: np.ndarray, columns) -> np.ndarray:
         """The flat search's out-of-fold values (:meth:`take_out_of_fold`) at the grid's one C, their folds and
@@ -332,15 +344,16 @@ class LinearSVM(Classifier):
             return ColumnCut(*f1_cut(scores, positives), False)
         return objective_cut(scores, positives, *self.objective)
 
-    def _inner_decisions(self, C: float, seed: int, inner_rows: list, shared: tuple, columns) -> np.ndarray:
+    def _inner_decisions(self, C: float, seed: int, inner_rows: list, shared: tuple, columns) -> tuple:
         """The out-of-fold decision values at ``C`` of the inner folds ``inner_rows`` (each: its training and test
-        rows) of the fit's ``shared`` features and classes, its mean AUC and (``--svm-c-by f1``) F1 recorded; an
-        early search of several C fits them with at most :data:`SEARCH_ITERATIONS`."""
+        rows) of the fit's ``shared`` features and classes, and each fold's flags of the fits liblinear stopped, its
+        mean AUC and (``--svm-c-by f1``) F1 recorded; an early search of several C fits them with at most
+        :data:`SEARCH_ITERATIONS`."""
         classes = shared[1]
         searching = self.params["c_search"] == "early" and len(set(self.grid)) > 1
         iterations = SEARCH_ITERATIONS if searching else FIT_ITERATIONS
         decisions, stopped = self._out_of_fold(C, seed, inner_rows, shared, columns, iterations)
-        self.stopped_C += (C,) if stopped and searching and C not in self.stopped_C else ()
+        self.stopped_C += (C,) if np.any(stopped) and searching and C not in self.stopped_C else ()
         self.inner_auc[C] = float(
             np.mean(
                 [
@@ -351,18 +364,19 @@ class LinearSVM(Classifier):
         )
         if self.params["c_by"] == "f1":
             self.inner_f1[C] = self._out_of_fold_f1(decisions, classes, columns)
-        return decisions
+        return decisions, stopped
 
     def _out_of_fold(self, C: float, seed: int, inner_rows: list, shared: tuple, columns, iterations: int) -> tuple:
-        """The inner folds' out-of-fold decision values at ``C`` (liblinear at most ``iterations``), and whether
-        liblinear stopped a fit there."""
+        """The inner folds' out-of-fold decision values at ``C`` (liblinear at most ``iterations``), and each fold's
+        flags (a column each) of the fits liblinear stopped there."""
         decisions = np.zeros((len(shared[1]), len(columns)))
         fitted = each(
             functools.partial(_fold_decisions, self._svm_options(C, seed, iterations), columns), inner_rows, shared
         )
-        stopped = False
+        stopped = []
         for (_, test), (fold_decisions, fold_stopped) in zip(inner_rows, fitted):  # fitted in lent workers, if any
-            decisions[test], stopped = fold_decisions, stopped or fold_stopped
+            decisions[test] = fold_decisions
+            stopped.append(fold_stopped)
         return decisions, stopped
 
     def _out_of_fold_f1(self, decisions: np.ndarray, classes: np.ndarray, columns) -> float:
@@ -394,11 +408,11 @@ class LinearSVM(Classifier):
 
     def decisions_at(
         self, C: float, seed: int, features, classes, columns, scored, iterations: int = FIT_ITERATIONS
-    ) -> tuple[np.ndarray, bool]:
+    ) -> tuple[np.ndarray, np.ndarray]:
         """The decision values of the rows ``scored`` (one column per class of ``columns``) of one SVM at ``C`` per
         class of ``columns`` against the rest, fitted on ``features`` and ``classes`` with no inner cross-validation
-        (``train --search flat`` makes its own folds; liblinear at most ``iterations``), and whether liblinear
-        stopped one of those fits there; refused as :meth:`fit_multiclass` refuses, given several."""
+        (``train --search flat`` makes its own folds; liblinear at most ``iterations``), and which of those fits
+        liblinear stopped there (a flag per column); refused as :meth:`fit_multiclass` refuses, given several."""
         if len(columns) > 1:
             self._refuse_class_cuts()
         return _stopped_decisions(self._svm_options(C, seed, iterations), columns, features, classes, scored)
@@ -531,21 +545,25 @@ def _fitted_one_vs_rest(options: tuple, features, classes, columns) -> list:
     return [fit_quietly(linear_svm(*options), features, (classes == k).astype(np.int64)) for k in columns]
 
 
-def _fold_decisions(options: tuple, columns, shared: tuple, fold: tuple) -> tuple[np.ndarray, bool]:
+def _fold_decisions(options: tuple, columns, shared: tuple, fold: tuple) -> tuple[np.ndarray, np.ndarray]:
     """The decision values on an inner ``fold``'s test rows (its training and test rows of the ``shared`` features
-    and classes) of :func:`_fitted_one_vs_rest` fitted on its training rows, and whether liblinear stopped one of
-    those fits at the options' iterations: a piece of work :func:`each` may send to a worker process."""
-    (features, classes), (train, test) = shared, fold
-    return _stopped_decisions(options, columns, features[train], classes[train], features[test])
+    and classes, and optionally the positions of the ``columns`` to fit, all when not given) of
+    :func:`_fitted_one_vs_rest` fitted on its training rows, and which of those fits liblinear stopped at the
+    options' iterations: a piece of work :func:`each` may send to a worker process."""
+    (features, classes), (train, test, *positions) = shared, fold
+    fitted = [columns[j] for j in positions[0]] if positions else columns
+    return _stopped_decisions(options, fitted, features[train], classes[train], features[test])
 
 
-def _stopped_decisions(options: tuple, columns, features, classes, scored) -> tuple[np.ndarray, bool]:
+def _stopped_decisions(options: tuple, columns, features, classes, scored) -> tuple[np.ndarray, np.ndarray]:
     """The decision values of the rows ``scored`` of :func:`_fitted_one_vs_rest` fitted on ``features`` and
-    ``classes``, and whether liblinear stopped one of those fits at the options' iterations."""
+    ``classes``, and whether liblinear stopped each of those fits (a flag per column) at the options' iterations.
+    A fit that converged before them is the one of any larger limit, bit for bit (liblinear's walk, seeded, is
+    the same until it converges), so only a stopped one is fitted again (:func:`~filterkit.linear_svm.stopped_fits`)."""
     models = _fitted_one_vs_rest(options, features, classes, columns)
     iterations = options[-1]  # linear_svm's last argument
-    stopped = any(np.max(getattr(model, "n_iter_", 0)) >= iterations for model in models)
-    return _decisions(*_linear_form(models), scored), bool(stopped)
+    stopped = np.array([np.max(getattr(model, "n_iter_", 0)) >= iterations for model in models], dtype=bool)
+    return _decisions(*_linear_form(models), scored), stopped
 
 
 def _linear_form(models: list) -> tuple[np.ndarray, np.ndarray]:

@@ -321,3 +321,47 @@ def test_the_flat_search_scores_a_c_by_stopped_fits_and_keeps_converged_values_a
     assert (chosen, stopped) == (100.0, [100.0])
     assert np.array_equal(decisions[:, 0], converged) and not np.allclose(converged, at_most_1000)
     assert f1 == svm("out_of_fold_f1", converged[:, None], targets, [1])
+
+
+def test_only_the_fits_liblinear_stopped_are_made_again_and_every_value_is_the_converged_one(monkeypatch):
+    """k classes, one of them separable: at the chosen C its fits converge within 1,000 iterations and are kept,
+    the conflicting classes' fits are made again to convergence; every column equals a converged fit's."""
+    import warnings
+
+    import scipy.sparse as sp
+    from sklearn.svm import LinearSVC
+    from test_classifiers_search import conflicting_rows
+
+    from filterkit import flat_search
+    from filterkit.evaluation import CheckedClassifier
+
+    conflicting, targets = conflicting_rows()
+    width = conflicting.shape[1]
+    own = sp.csr_matrix((np.ones(60), (np.arange(60), np.full(60, width - 1))), shape=(60, width))
+    features = sp.vstack([conflicting, own]).tocsr()
+    classes = np.concatenate([targets, np.full(60, 2)])
+    cuts = list(StratifiedKFold(2, shuffle=True, random_state=1).split(np.zeros(len(classes)), classes))
+    held = [(features[train], classes[train], features[test]) for train, test in cuts]
+    registry = load_plugins()
+    params = {"c_values": "50,100", "c_search": "early", "c_by": "auc"}
+    made = []
+    fit = LinearSVC.fit
+    monkeypatch.setattr(LinearSVC, "fit", lambda model, *data: made.append(model.max_iter) or fit(model, *data))
+    with flat_search.FoldRunner(registry, None, (1, "local", None, None), (None, None, None)) as runner:
+        searched, svm = ("svm", params, 1), CheckedClassifier(registry, "svm", params)
+        chosen, decisions, _, stopped = flat_search._flat_c_search(
+            runner, svm, searched, held, cuts, classes, [0, 1, 2]
+        )
+    converged, stopped_there = np.zeros_like(decisions), 0
+    for train, test in cuts:
+        for k in range(3):
+            positives = (classes[train] == k).astype(np.int64)
+            model = fit(LinearSVC(C=chosen, dual="auto", random_state=1, max_iter=20_000), features[train], positives)
+            converged[test, k] = model.decision_function(features[test])
+            with warnings.catch_warnings():  # liblinear's, of a fit stopped at 1,000 on purpose
+                warnings.simplefilter("ignore")
+                at_most_1000 = LinearSVC(C=chosen, dual="auto", random_state=1, max_iter=1_000)
+                stopped_there += int(fit(at_most_1000, features[train], positives).n_iter_ >= 1_000)
+    assert chosen in stopped and 0 < stopped_there < 2 * 3  # some fits at the chosen C stopped, not all
+    assert made.count(20_000) == stopped_there
+    assert np.array_equal(decisions, converged)
