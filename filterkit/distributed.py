@@ -222,6 +222,13 @@ def _partition_statistics(recipe: ChainRecipe, partition: Partition | RecordPart
     return statistics, _worker_address()
 
 
+def _shared(value):
+    """``value`` itself, as a task's result: what a pass's tasks share (:meth:`DaskEngine._pass`).  Scattered data
+    whose last copy is lost (a worker killed after Dask's memory manager dropped the other copies) cannot be made
+    again, and Dask cancels every task that needs it; a task's result is computed again, and they wait for it."""
+    return value
+
+
 def _worker_address() -> str | None:
     """The address of the Dask worker running this task (None outside one: a task function called directly)."""
     try:
@@ -642,12 +649,13 @@ class DaskEngine:
         self, label: str, chain: Chain, plan: Plan, fitting: int | None = None, shared_as: Callable = lambda r: r
     ):
         """One pass called ``label``: what its tasks share, ``shared_as(recipe)`` of the chain's recipe (the
-        recipe itself, or a :class:`ModelRecipe` holding it), sent once to every worker (were it on one worker
-        only, the scheduler would queue the tasks there, by data locality), and the progress meter their rows
-        advance."""
+        recipe itself, or a :class:`ModelRecipe` holding it) as a task's result (:func:`_shared`: computed again
+        where a dying worker held its last copy), copied once to every worker (were it on one worker only, the
+        scheduler would queue the tasks there, by data locality), and the progress meter their rows advance."""
         self.keeping = True
         topic = f"filterkit-rows-{uuid.uuid4().hex}" if self.progress.enabled else None
-        shared = self.client.scatter(shared_as(self.recipe(chain, plan, fitting, topic)), hash=False, broadcast=True)
+        shared = self.client.submit(_shared, shared_as(self.recipe(chain, plan, fitting, topic)), pure=False)
+        self.client.replicate([shared])  # waits for the task, then copies its result to every worker
         with self.progress.step(label, items=self.rows) as meter, contextlib.ExitStack() as stack:
             if topic is not None:
                 self.client.subscribe_topic(topic, lambda event: meter.advance(event[1]))
@@ -726,13 +734,20 @@ def results_in_order(futures: list, meter=None) -> Iterator:
 
 def _result(future):
     """The result of the task ``future``; its error if it failed, or a FilterkitError where its
-    worker process died running it (Dask's ``KilledWorker``) or where the scheduler went away
-    and Dask cancelled the task."""
+    worker process died running it (Dask's ``KilledWorker``), where a worker died holding the last
+    copy of data the run scattered (the dataset ``evaluate`` and ``train`` send), or where the
+    scheduler went away and Dask cancelled the task."""
     from distributed.comm.core import CommClosedError  # an OSError naming no file: not the output's write failing
 
     try:
         return future.result()
-    except (concurrent.futures.CancelledError, CommClosedError):
+    except (concurrent.futures.CancelledError, CommClosedError) as error:
+        # losing the scheduler, the client is marked "connecting" before its futures are cancelled
+        connected = getattr(getattr(future, "client", None), "status", None) == "running"
+        if isinstance(error, concurrent.futures.CancelledError) and connected:
+            raise FilterkitError(
+                "a Dask worker died holding the last copy of data this run sent the cluster; its tasks were cancelled"
+            ) from None
         raise FilterkitError("the Dask scheduler went away during the run; its tasks were cancelled") from None
     except import_distributed().KilledWorker as error:
         raise FilterkitError(f"a Dask worker process died running a task ({error})") from None
