@@ -3,7 +3,7 @@
     python benchmarks/corpora.py build [--inputs benchmarks/.inputs/corpora] [--quick]
     python benchmarks/corpora.py run [--inputs …] [--quick] [--only debian-science,…]
     python benchmarks/corpora.py summarize [--inputs …] [--quick]
-    python benchmarks/corpora.py train [--inputs …] [--quick] [--only …] [--jobs 2] [--search flat]
+    python benchmarks/corpora.py train [--inputs …] [--quick] [--only …] [--jobs 2] [--search auto|nested|flat]
 
 ``build`` writes train/test ARFF pairs (a string attribute ``text`` and a nominal class) under
 ``--inputs/data``:
@@ -401,14 +401,14 @@ def run(inputs: Path, quick: bool, only: list[str], chains: list[str], modes: li
                 print(task[0], name, mode, score_of(found, task), found["seconds"], flush=True)
 
 
-def run_train(data: Path, results: Path, task: tuple, jobs: str, search: str = "nested") -> dict:
+def run_train(data: Path, results: Path, task: tuple, jobs: str, search: str = "auto") -> dict:
     """``filterkit train`` with its default candidates (``--jobs jobs``, ``--search search``) on the task's
     training file, then ``predict`` of its test file: each candidate's score, the pick, its test F1 (``f1``, the
     positive class's, or ``macro_f1`` over the classes of the truth and the decisions, as ``evaluate`` and
     scikit-learn average), and the two commands' CPU (``wait4``) and wall seconds, and McNemar's test against
     :func:`run_sklearn`'s decisions (right only under the pick, only under scikit-learn, p); kept as ``train.json``
-    (the flat search: ``train-flat.json``) under ``results`` with the commit and ``jobs`` it was run at, and reused
-    only for the same two."""
+    for the nested search (``train-flat.json``, ``train-auto.json`` for the others) under ``results`` with the commit
+    and ``jobs`` it was run at, and reused only for the same two."""
     import numpy as np
 
     from filterkit.arff import read_arff
@@ -577,7 +577,12 @@ def main() -> None:
     parser.add_argument("--modes", default=",".join(MODES), help=f"of {', '.join([*MODES, *MODE_OPTIONS])}")
     parser.add_argument("--setting", default="", choices=("", "f1"), help="summarize: the cv-f1/test-f1 runs")
     parser.add_argument("--jobs", default="2", help="train: its --jobs")
-    parser.add_argument("--search", default="nested", choices=("nested", "flat"), help="train: its --search")
+    parser.add_argument(
+        "--search",
+        default="auto",
+        choices=("auto", "nested", "flat"),
+        help="train: its --search (train's default: auto)",
+    )
     args = parser.parse_args()
     args.inputs.mkdir(parents=True, exist_ok=True)
     if args.action == "build":

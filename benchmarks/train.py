@@ -47,9 +47,10 @@ Routes, each command its own process, CPU seconds (user + system, the workers in
   (shuffled, seed 1: not filterkit's folds, as many), scored by macro-F1 (F1 of the positive class on grain),
   ``n_jobs=1`` or ``-1``; the refit pipeline's F1 on the test file.  The process reads the ARFF files with
   filterkit's reader.
-- ``compare-1``: ``filterkit evaluate --compare --json`` of ``train``'s default candidates (filterkit.training's
-  ``default_candidates`` for the task, as ``train`` with no chain takes them: ``shape --multiclass max`` on more
-  than two classes) on the training file, with the settings ``train`` scores its candidates with: the candidates'
+- ``compare-1``: ``filterkit evaluate --compare --json`` of ``train``'s default candidates of the nested search
+  (filterkit.training's ``default_candidates`` for the task: ``shape --multiclass max`` on more than two classes;
+  ``evaluate --compare`` scores them nested, the search ``train --search nested`` makes) on the training file, with
+  the settings ``train`` scores its candidates with: the candidates'
   folds (``CANDIDATE_FOLDS``, 5), seed 1, the svm's ``trained_defaults`` (``--svm-c-by f1 --svm-c-search early``,
   5 inner folds), ``--jobs 1``; it writes its report alone (no test file, no model).  Its F1 is the mean over the
   5 folds of each fold's F1 (macro-F1) of the candidate ``train`` would keep (the best AUC), the one shown as
@@ -465,8 +466,10 @@ def main() -> None:
 
 
 def rounds_file(folder: Path, paths: dict[str, Path], route: str) -> Path:
-    """Where the measured rounds of a route on a corpus's files are kept (reused unless ``--fresh``)."""
-    return folder / f"{paths['train'].stem}.{route}.rounds.json"
+    """Where the measured rounds of a route on a corpus's files are kept (reused unless ``--fresh``); the default
+    search's routes (``full-*``, ``early-*``) are kept as ``auto``'s, apart from the nested default's before it."""
+    searched = ".auto" if route.split("-")[0] in ("full", "early") else ""
+    return folder / f"{paths['train'].stem}.{route}{searched}.rounds.json"
 
 
 def corpus_sizes(paths: dict[str, Path]) -> tuple[int, int, int]:

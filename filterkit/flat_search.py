@@ -128,6 +128,13 @@ class FoldRunner:
     def __exit__(self, *raised) -> None:
         self.stack.close()
 
+    def column_parts(self, columns: int) -> list[list[int]]:
+        """The svm's ``columns`` (positions) cut into as many parts as the pool has processes, each part of each fold
+        a call of its own: five folds on two processes kept one idle a third of each C's time (k classes; a
+        class's fit does not depend on the others', so the values are the same).  One part on Dask, or alone."""
+        count = self.jobs if self.client is None else 1
+        return [list(part) for part in np.array_split(np.arange(columns), min(count, columns))]
+
     def kept(self, values: list) -> list:
         """``values`` as the calls take them: on Dask, sent to the cluster once (futures that its tasks resolve)."""
         return values if self.client is None else self.client.scatter(values)
@@ -210,7 +217,7 @@ def flat_fold(registry: Registry, dataset: Dataset, chain: ChainSpec, task: str,
 
 def flat_fold_decisions(
     registry: Registry, dataset: Dataset, searched: tuple, C: float, fold: tuple, columns, iterations: int
-) -> tuple[np.ndarray, bool]:
+) -> tuple[np.ndarray, np.ndarray]:
     """The decision values of a fold's test rows (``fold``: training features and classes, test features) of
     one SVM per class of ``columns`` at ``C``, fitted on its training rows (``searched``: the classifier, its
     options and seed; liblinear at most ``iterations``), and which of those fits liblinear stopped (a flag each)."""
@@ -240,12 +247,17 @@ def _flat_c_search(
     inner: dict[float, float] = {}
     stopped: list[float] = []
 
+    parts = runner.column_parts(len(columns))
+
     def scored(C: float, most: int) -> bool:
-        path[C], flags[C] = np.zeros((len(truth), len(columns))), []
-        decided = runner.results(flat_fold_decisions, [(searched, C, fold, columns, most) for fold in held])
-        for (_, test), (decisions, fold_stopped) in zip(cuts, decided):
-            path[C][test] = decisions
-            flags[C].append(fold_stopped)
+        path[C], flags[C] = np.zeros((len(truth), len(columns))), [np.zeros(len(columns), dtype=bool) for _ in cuts]
+        calls = [(searched, C, fold, [columns[j] for j in part], most) for fold in held for part in parts]
+        decided = iter(runner.results(flat_fold_decisions, calls))
+        for fold, (_, test) in enumerate(cuts):
+            for part, (decisions, part_stopped) in zip(parts, decided):
+                path[C][np.ix_(test, part)] = decisions
+                # a flag per column; one for every column from a classifier that says only whether one stopped
+                flags[C][fold][part] = np.broadcast_to(np.asarray(part_stopped, dtype=bool), (len(part),))
         return any(np.any(fold_flags) for fold_flags in flags[C])
 
     for C in sorted(grid) if early else grid:

@@ -1,13 +1,16 @@
 """Training a text classifier you can ship (issue 49): :func:`train` fits a chain and a classifier exactly as
-``evaluate --test --svm-c-by f1 --svm-c-search early`` does (the same C search, seed and rows) and saves both in one
-model file, JSON and arrays, never code (:mod:`filterkit.trained` serves it).
+``evaluate --test --svm-c-by f1 --svm-c-search early`` does (the same C search, seed and rows; the flat search
+calibrates on its own out-of-fold values instead) and saves both in one model file, JSON and arrays, never code
+(:mod:`filterkit.trained` serves it).
 
 Given several candidate chains, :func:`train` keeps the one of the best cross-validated score on the
 training file (the AUC of the task, the macro one-vs-rest AUC of every class, micro-F1 on labels), and
 records every candidate's.  Candidates are scored by nested cross-validation (each fold's SVM picks its C by its own
 inner cross-validation), or with ``search="flat"`` by one cross-validation over chain and C together
-(:func:`flat_candidate_scores`).  A label set is one implementation beside a class: binary relevance, the chain fitted
-once for every label and a classifier per label, as ``evaluate --test`` scores it (:func:`train_labels`).
+(:func:`flat_candidate_scores`); ``search="auto"``, the default, is flat for several candidates on more than two
+classes, nested otherwise (:func:`resolved_search`).  A label set is one implementation beside a class: binary
+relevance, the chain fitted once for every label and a classifier per label, as ``evaluate --test`` scores it
+(:func:`train_labels`).
 """
 
 from __future__ import annotations

@@ -247,3 +247,29 @@ def test_where_the_early_search_picks_a_c_its_model_and_cut_are_the_full_searchs
     assert early.chosen_C == 100.0 and early.stopped_C == (100.0,)
     assert np.array_equal(early.thresholds, at_that_c.thresholds) and early.threshold_f1 == at_that_c.threshold_f1
     assert np.array_equal(early.weights, at_that_c.weights)
+
+
+def test_on_k_classes_only_the_stopped_inner_fits_are_made_again_and_the_model_is_the_one_c_search_s(monkeypatch):
+    """A separable class beside two conflicting ones: at the chosen C its inner fits converge within 1,000
+    iterations and are kept, the others are fitted again; the sigmoids and weights are those of a search of that
+    C alone, whose every inner fit runs to convergence."""
+    import scipy.sparse as sp
+    from sklearn.svm import LinearSVC
+
+    from filterkit_plugins.classifiers import LinearSVM
+
+    conflicting, targets = conflicting_rows()
+    width = conflicting.shape[1]
+    own = sp.csr_matrix((np.ones(60), (np.arange(60), np.full(60, width - 1))), shape=(60, width))
+    features, classes = sp.vstack([conflicting, own]).tocsr(), np.concatenate([targets, np.full(60, 2)])
+    made = []
+    fit = LinearSVC.fit
+    monkeypatch.setattr(LinearSVC, "fit", lambda model, *data: made.append(model.max_iter) or fit(model, *data))
+    early = LinearSVM(c_values="10,20", inner_folds=2, c_search="early", c_by="f1").fit_multiclass(
+        features, classes, 3, 1
+    )
+    inner_fits_again = made.count(20_000) - 3  # beside the final fit's three
+    at_that_c = LinearSVM(c_values="20", inner_folds=2, c_by="f1").fit_multiclass(features, classes, 3, 1)
+    assert early.chosen_C == 20.0 and early.stopped_C == (20.0,)
+    assert 0 < inner_fits_again < 2 * 3  # some of the 2 folds × 3 classes stopped, not all
+    assert np.array_equal(early.sigmoids, at_that_c.sigmoids) and np.array_equal(early.weights, at_that_c.weights)

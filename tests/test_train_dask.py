@@ -73,7 +73,7 @@ def test_local_clusters_of_one_and_three_workers_train_the_model_of_two_processe
         "one-worker": ("--engine", "dask", "--workers", "1"),
         "three-workers": ("--engine", "dask", "--workers", "3"),
     }
-    written = models(run_filterkit, tmp_path, engines, ("--multiclass",), IRIS, ())
+    written = models(run_filterkit, tmp_path, engines, ("--search", "nested", "--multiclass"), IRIS, ())
     assert written["one-worker"] == written["three-workers"] == written["two-processes"]
     flat = models(run_filterkit, tmp_path, engines, ("--search", "flat", "--positive", "1"), GRAIN_SAMPLE, USER_CHAINS)
     assert flat["three-workers"] == flat["two-processes"]

@@ -1,5 +1,5 @@
-"""``filterkit train``: fit a chain and a classifier as ``evaluate --test --svm-c-by f1 --svm-c-search early`` does;
-save both in a model."""
+"""``filterkit train``: fit a chain and a classifier as ``evaluate --test --svm-c-by f1 --svm-c-search early`` does
+(the nested search; the flat one calibrates on its own cross-validation); save both in a model."""
 
 from __future__ import annotations
 
@@ -46,21 +46,23 @@ TRAIN_HELP = """Fit a chain and a classifier on TRAIN and save both in one model
   filterkit predict grain.json ReutersGrain-test.arff
   filterkit explain grain.json ReutersGrain-test.arff --top 5
 
-The chain and the classifier are fitted exactly as 'evaluate --test
---svm-c-by f1 --svm-c-search early' fits them (the same rows, C search and seed), so the model
-scores a test file as that does. The task is --positive LABEL against the rest, the
-minority of two classes, or every class with --multiclass (one-vs-rest). On
-multi-label data (MEKA's -C, or --labels FILE.xml) the chain is fitted once
-and a classifier per label (binary relevance, as 'evaluate --test'); the
-model predicts each row's set of labels.
+One chain, or candidates searched nested, are fitted exactly as
+'evaluate --test --svm-c-by f1 --svm-c-search early' fits them (the same
+rows, C search and seed), so the model scores a test file as that does.
+The task is --positive LABEL against the rest, the minority of two classes,
+or every class with --multiclass (one-vs-rest). On multi-label data
+(MEKA's -C, or --labels FILE.xml) the chain is fitted once and a classifier
+per label (binary relevance, as 'evaluate --test'); the model predicts each
+row's set of labels.
 
 Given several chains (--compare, each quoted) or none, each candidate is
 scored by --folds-fold cross-validation on TRAIN (the AUC of the task, the
 macro one-vs-rest AUC with --multiclass, micro-F1 on labels) and the best is
 kept; the model records every candidate's score, its F1 beside it. The SVM
-picks C by the inner F1 here (--svm-c-by f1, where evaluate's default is auc:
-a model ships decisions). With no chain the candidates are these on text
-(docs/RESULTS.md §10.1, §10.2, §10.9):
+picks C by the F1 of its inner (or, searched flat, out-of-fold) values here
+(--svm-c-by f1, where evaluate's default is auc: a model ships decisions).
+With no chain the candidates are these on text (docs/RESULTS.md §10.1,
+§10.2, §10.9):
 
 \b
 {text}
@@ -155,7 +157,7 @@ class TrainCommand(EvaluateCommand):
     help="How candidates are scored and the svm's C picked: nested (each fold's SVM picks C by its own inner "
     "cross-validation), flat (one cross-validation over chain and C, no inner one: about a fifth of the SVM "
     "fits; a class's task and the svm only; a candidate's folds at a time in up to --jobs processes), or auto "
-    "(flat for several candidates on more than two classes, nested otherwise).",
+    "(flat for several candidates with --multiclass on more than two classes present, nested otherwise).",
 )
 @engine_option("Score the candidates here (in --jobs processes) or as tasks on a Dask cluster, the same model")
 @scheduler_option
