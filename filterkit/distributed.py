@@ -650,12 +650,14 @@ class DaskEngine:
     ):
         """One pass called ``label``: what its tasks share, ``shared_as(recipe)`` of the chain's recipe (the
         recipe itself, or a :class:`ModelRecipe` holding it) as a task's result (:func:`_shared`: computed again
-        where a dying worker held its last copy), copied once to every worker (were it on one worker only, the
-        scheduler would queue the tasks there, by data locality), and the progress meter their rows advance."""
+        where a dying worker held its last copy; the scheduler holds it for the pass, a model's arrays too), copied
+        to every worker as the pass starts (:func:`_spread`: were it on one worker only, the scheduler would queue
+        the tasks there, by data locality; Dask's memory manager may drop copies later), and the progress meter
+        their rows advance."""
         self.keeping = True
         topic = f"filterkit-rows-{uuid.uuid4().hex}" if self.progress.enabled else None
         shared = self.client.submit(_shared, shared_as(self.recipe(chain, plan, fitting, topic)), pure=False)
-        self.client.replicate([shared])  # waits for the task, then copies its result to every worker
+        _spread(self.client, shared)
         with self.progress.step(label, items=self.rows) as meter, contextlib.ExitStack() as stack:
             if topic is not None:
                 self.client.subscribe_topic(topic, lambda event: meter.advance(event[1]))
@@ -742,15 +744,41 @@ def _result(future):
     try:
         return future.result()
     except (concurrent.futures.CancelledError, CommClosedError) as error:
-        # losing the scheduler, the client is marked "connecting" before its futures are cancelled
-        connected = getattr(getattr(future, "client", None), "status", None) == "running"
-        if isinstance(error, concurrent.futures.CancelledError) and connected:
-            raise FilterkitError(
-                "a Dask worker died holding the last copy of data this run sent the cluster; its tasks were cancelled"
-            ) from None
-        raise FilterkitError("the Dask scheduler went away during the run; its tasks were cancelled") from None
+        raise _cancelled(future, error) from None
     except import_distributed().KilledWorker as error:
         raise FilterkitError(f"a Dask worker process died running a task ({error})") from None
+
+
+def _cancelled(future, error: BaseException) -> FilterkitError:
+    """The error line of a task Dask cancelled (``error``): the scheduler gone (Dask's reason, or the client no longer
+    connected), else the reason Dask gives, the likeliest being a worker that died holding the last copy of data the
+    run scattered (the rows ``evaluate`` and ``train`` send, a candidate's folds)."""
+    reason = getattr(error, "reason", None)
+    connected = getattr(getattr(future, "client", None), "status", None) == "running"
+    if (
+        reason == "scheduler-connection-lost"
+        or not connected
+        or not isinstance(error, concurrent.futures.CancelledError)
+    ):
+        return FilterkitError("the Dask scheduler went away during the run; its tasks were cancelled")
+    return FilterkitError(
+        f"Dask cancelled the run's tasks ({reason or 'no reason given'}): a worker may have died holding the last "
+        "copy of data this run sent the cluster"
+    )
+
+
+def _spread(client, shared) -> None:
+    """Wait for the task ``shared`` and copy its result to every worker (tasks on one holder would be queued there,
+    by data locality); a worker leaving meanwhile leaves the copies as they are (Dask's ``replicate`` then refuses:
+    a task copies what it lacks), the scheduler leaving is its error line."""
+    from distributed.comm.core import CommClosedError
+
+    try:
+        client.replicate([shared])
+    except (ValueError, AssertionError):  # replicate's count of workers went stale: a worker left or paused
+        pass
+    except (concurrent.futures.CancelledError, CommClosedError) as error:
+        raise _cancelled(shared, error) from None
 
 
 @contextlib.contextmanager

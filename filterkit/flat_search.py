@@ -131,9 +131,11 @@ class FoldRunner:
     def column_parts(self, columns: int) -> list[list[int]]:
         """The svm's ``columns`` (positions) cut into as many parts as the pool has processes, each part of each fold
         a call of its own: five folds on two processes kept one idle a third of each C's time (k classes; a
-        class's fit does not depend on the others', so the values are the same).  One part on Dask, or alone."""
+        class's fit does not depend on the others', so the values are the same).  A part holds two columns or more
+        where there are several, so that each call is one of several classes (``decisions_at`` refuses what k
+        classes cannot take).  One part on Dask, or alone."""
         count = self.jobs if self.client is None else 1
-        return [list(part) for part in np.array_split(np.arange(columns), min(count, columns))]
+        return [list(part) for part in np.array_split(np.arange(columns), max(1, min(count, columns // 2)))]
 
     def kept(self, values: list) -> list:
         """``values`` as the calls take them: on Dask, sent to the cluster once (futures that its tasks resolve)."""

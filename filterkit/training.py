@@ -44,7 +44,8 @@ CANDIDATE_FOLDS = 5
 
 #: How :func:`train` scores the candidates and picks the SVM's C: ``nested`` (every fold's SVM picks C by its own
 #: inner cross-validation), ``flat`` (:func:`flat_candidate_scores`: one cross-validation for chain and C), or
-#: ``auto`` (:func:`resolved_search`: flat for several candidates on more than two classes, else nested).
+#: ``auto`` (:func:`resolved_search`: flat for several candidates with ``multiclass`` on more than two classes present,
+#: else nested).
 SEARCHES = ("auto", "nested", "flat")
 
 #: How ``words`` reads documents in the default candidates: the README's (Weka's tokens and stop words, its 1,000
