@@ -16,7 +16,6 @@ and write the rows in files they share with the client.  Dask is imported only w
 
 from __future__ import annotations
 
-import concurrent.futures
 import contextlib
 import dataclasses
 import errno
@@ -39,6 +38,7 @@ from filterkit import kept_on_workers
 from filterkit.allocator import DASK_WORKER_ENVIRONMENT, worker_environment
 from filterkit.arff.header import format_header
 from filterkit.arff.writer import ArffWriter
+from filterkit.dask_futures import result_of, results_in_order, shared_value, spread
 from filterkit.errors import DASK_INSTALL_HINT, FilterkitError
 from filterkit.formats import ARFF, FormatOptions, format_of, registered
 from filterkit.labels import meka_layout, taken_columns
@@ -220,13 +220,6 @@ def _partition_statistics(recipe: ChainRecipe, partition: Partition | RecordPart
                 kept_before.close()
         kept_on_workers.leave(recipe.run, number, filling)
     return statistics, _worker_address()
-
-
-def _shared(value):
-    """``value`` itself, as a task's result: what a pass's tasks share (:meth:`DaskEngine._pass`).  Scattered data
-    whose last copy is lost (a worker killed after Dask's memory manager dropped the other copies) cannot be made
-    again, and Dask cancels every task that needs it; a task's result is computed again, and they wait for it."""
-    return value
 
 
 def _worker_address() -> str | None:
@@ -621,10 +614,10 @@ class DaskEngine:
                 for number, rows in enumerate(scored)
             ]
             if formatted:
-                _result(formatted[0])  # the header held until the first partition is written
+                result_of(formatted[0])  # the header held until the first partition is written
             stream.write(writer.header().encode("utf-8"))
             for number, (path, future) in enumerate(zip(parts, formatted), 1):
-                _result(future)
+                result_of(future)
                 with open(path, "rb") as part:
                     append_rest(part, stream)
                 os.remove(path)
@@ -649,15 +642,15 @@ class DaskEngine:
         self, label: str, chain: Chain, plan: Plan, fitting: int | None = None, shared_as: Callable = lambda r: r
     ):
         """One pass called ``label``: what its tasks share, ``shared_as(recipe)`` of the chain's recipe (the
-        recipe itself, or a :class:`ModelRecipe` holding it) as a task's result (:func:`_shared`: computed again
+        recipe itself, or a :class:`ModelRecipe` holding it) as a task's result (``shared_value``: computed again
         where a dying worker held its last copy; the scheduler holds it for the pass, a model's arrays too), copied
-        to every worker as the pass starts (:func:`_spread`: were it on one worker only, the scheduler would queue
-        the tasks there, by data locality; Dask's memory manager may drop copies later), and the progress meter
-        their rows advance."""
+        to every worker as the pass starts (``spread``: were it on one worker only, the scheduler would queue the
+        tasks there, by data locality; Dask's memory manager may drop copies later), and the progress meter their
+        rows advance."""
         self.keeping = True
         topic = f"filterkit-rows-{uuid.uuid4().hex}" if self.progress.enabled else None
-        shared = self.client.submit(_shared, shared_as(self.recipe(chain, plan, fitting, topic)), pure=False)
-        _spread(self.client, shared)
+        shared = self.client.submit(shared_value, shared_as(self.recipe(chain, plan, fitting, topic)), pure=False)
+        spread(self.client, shared)
         with self.progress.step(label, items=self.rows) as meter, contextlib.ExitStack() as stack:
             if topic is not None:
                 self.client.subscribe_topic(topic, lambda event: meter.advance(event[1]))
@@ -724,63 +717,6 @@ def _held_while_starting():
             signal.signal(signum, handler)
 
 
-def results_in_order(futures: list, meter=None) -> Iterator:
-    """The results of ``futures``, each waited for in turn, so that the first failure in that order
-    is raised (as a local run would report it), not the first in time (see :func:`_result`);
-    ``meter`` shows how many have ended."""
-    for number, future in enumerate(futures, 1):
-        yield _result(future)
-        if meter is not None:
-            meter.detail = f"{number}/{len(futures)} partitions"
-
-
-def _result(future):
-    """The result of the task ``future``; its error if it failed, or a FilterkitError where its
-    worker process died running it (Dask's ``KilledWorker``), where a worker died holding the last
-    copy of data the run scattered (the dataset ``evaluate`` and ``train`` send), or where the
-    scheduler went away and Dask cancelled the task."""
-    from distributed.comm.core import CommClosedError  # an OSError naming no file: not the output's write failing
-
-    try:
-        return future.result()
-    except (concurrent.futures.CancelledError, CommClosedError) as error:
-        raise _cancelled(future, error) from None
-    except import_distributed().KilledWorker as error:
-        raise FilterkitError(f"a Dask worker process died running a task ({error})") from None
-
-
-def _cancelled(future, error: BaseException) -> FilterkitError:
-    """The error line of a task Dask cancelled (``error``): the scheduler gone (Dask's reason, or the client no longer
-    connected), else the reason Dask gives, the likeliest being a worker that died holding the last copy of data the
-    run scattered (the rows ``evaluate`` and ``train`` send, a candidate's folds)."""
-    reason = getattr(error, "reason", None)
-    connected = getattr(getattr(future, "client", None), "status", None) == "running"
-    if (
-        reason == "scheduler-connection-lost"
-        or not connected
-        or not isinstance(error, concurrent.futures.CancelledError)
-    ):
-        return FilterkitError("the Dask scheduler went away during the run; its tasks were cancelled")
-    return FilterkitError(
-        f"Dask cancelled the run's tasks ({reason or 'no reason given'}): a worker may have died holding the last "
-        "copy of data this run sent the cluster"
-    )
-
-
-def _spread(client, shared) -> None:
-    """Wait for the task ``shared`` and copy its result to every worker (tasks on one holder would be queued there,
-    by data locality); a worker leaving meanwhile leaves the copies as they are (Dask's ``replicate`` then refuses:
-    a task copies what it lacks), the scheduler leaving is its error line."""
-    from distributed.comm.core import CommClosedError
-
-    try:
-        client.replicate([shared])
-    except (ValueError, AssertionError):  # replicate's count of workers went stale: a worker left or paused
-        pass
-    except (concurrent.futures.CancelledError, CommClosedError) as error:
-        raise _cancelled(shared, error) from None
-
-
 @contextlib.contextmanager
 def _parts_folder(beside: str | None):
     """A temporary folder for the workers' outputs (in ``beside``, else the system's), removed afterwards."""
@@ -812,4 +748,4 @@ def _copy_part(path: str, future, header: bytes, stream, with_header: bool) -> N
             elif finished:
                 raise FilterkitError("a partition's output has another header than the first's", path)
         os.remove(path)
-    _result(future)
+    result_of(future)

@@ -606,7 +606,7 @@ def option_files(registry, chains, settings: Settings) -> dict[str, bytes | OSEr
 def _dask_results(registry, plugins_dir, fits: Fits, chains, settings: Settings, cluster: tuple, progress):
     """The results of ``fits`` as tasks on the Dask cluster at ``cluster``'s scheduler (None: a local one of its
     workers), in their order; the rows are sent to every worker once."""
-    from filterkit.distributed import results_in_order
+    from filterkit.dask_futures import results_in_order
 
     files = GIVEN_FILES.get()
     with checked_dask_engine(registry, plugins_dir, chains, settings, cluster, progress) as engine:

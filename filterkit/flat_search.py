@@ -144,7 +144,7 @@ class FoldRunner:
     def results(self, function: Callable, calls: list[tuple]):
         """``function(registry, dataset, *arguments)`` of each of ``calls``' arguments, in their order."""
         if self.client is not None:
-            from filterkit.distributed import results_in_order
+            from filterkit.dask_futures import results_in_order
 
             yield from results_in_order(
                 [

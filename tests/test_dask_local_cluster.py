@@ -79,16 +79,27 @@ def test_a_pass_raises_the_first_error_in_partition_order_not_the_first_in_time(
     assert list(engine_module.results_in_order(futures[:1])) == ["fit-0"]
 
 
-@pytest.mark.parametrize("lost", ["cancelled", "closed", "killed"])
+@pytest.mark.parametrize("lost", ["cancelled", "cancelled-connected", "connection-lost", "closed", "killed"])
 def test_a_task_the_cluster_lost_is_one_error(lost):
     distributed = pytest.importorskip(
         "dask.distributed", reason="Dask is not installed (pip install 'filterkit[dask]')"
     )
+    from distributed.client import FutureCancelledError
     from distributed.comm.core import CommClosedError
 
+    from filterkit.dask_futures import result_of
+
     error, message = {
-        "cancelled": (
+        "cancelled": (  # the client no longer connected: it is marked so before Dask cancels its futures
             CancelledError("write-1"),
+            "the Dask scheduler went away during the run; its tasks were cancelled$",
+        ),
+        "cancelled-connected": (  # the scheduler there: a worker took the last copy of scattered data with it
+            FutureCancelledError("write-1", "lost dependencies"),
+            r"Dask cancelled the run's tasks \(lost dependencies\): a worker may have died holding the last copy",
+        ),
+        "connection-lost": (
+            FutureCancelledError("write-1", "scheduler-connection-lost"),
             "the Dask scheduler went away during the run; its tasks were cancelled$",
         ),
         "closed": (  # an OSError naming no file, which the output's staging would call a failed write
@@ -100,8 +111,10 @@ def test_a_task_the_cluster_lost_is_one_error(lost):
             r"a Dask worker process died running a task \(",
         ),
     }[lost]
+    future = Failed("write-1", error)
+    future.client = SimpleNamespace(status="running" if lost != "cancelled" else "connecting")
     with pytest.raises(FilterkitError, match=f"^{message}") as raised:
-        engine_module._result(Failed("write-1", error))
+        result_of(future)
     assert raised.value.__suppress_context__
 
 
