@@ -5,7 +5,10 @@ once a fold, the SVM at each C of its grid on each fold's training rows, no inne
 from __future__ import annotations
 
 import contextlib
+import os
 import re
+import tempfile
+from collections.abc import Iterator
 from typing import Any, Callable
 
 import numpy as np
@@ -14,7 +17,7 @@ from filterkit import evaluation
 from filterkit.arff.tokens import one_line
 from filterkit.errors import FilterkitError
 from filterkit.evaluation import MULTICLASS_TASK, ChainSpec, CheckedClassifier, Dataset, Settings
-from filterkit.lent_workers import portable
+from filterkit.lent_workers import closed_quietly, portable
 from filterkit.linear_svm import FIT_ITERATIONS, SEARCH_ITERATIONS, stopped_fits, with_refits
 from filterkit.option_files import GIVEN_FILES, sent_files
 from filterkit.plugins import Registry
@@ -38,10 +41,10 @@ def flat_candidate_scores(
     and for each C of the svm's grid one SVM per class is fitted there, with no inner cross-validation, and scores
     the held-out rows (:func:`_flat_c_search`).  The score at the C picked is the task's AUC (the macro one-vs-rest
     AUC, ``--multiclass``) of each fold, averaged over the folds, as :func:`candidate_scores` measures it; the F1
-    the out-of-fold F1 (macro-F1) at that C, as the svm's inner search measures it.  A chain's folds are fitted,
-    and held in memory while its C is searched, where ``workers`` says (:class:`FoldRunner`), a fold to a process
-    or task, with the same results; ``shown`` (a progress, a function given each warning) counts a step per
-    (candidate, fold) and warns as :func:`scored_candidates`."""
+    the out-of-fold F1 (macro-F1) at that C, as the svm's inner search measures it.  The chains' folds are
+    fitted, and their matrices kept while a chain's C is searched, where ``workers`` says (:class:`FoldRunner`:
+    here, in a pool's files, on a Dask cluster), with the same results; ``shown`` (a progress, a function given
+    each warning) counts a step per (candidate, fold) and warns as :func:`scored_candidates`."""
     from filterkit.progress import Progress
     from filterkit.tasks import stratified_folds
 
@@ -61,18 +64,16 @@ def flat_candidate_scores(
     warned = candidate_warnings(chains, folds, warn)
     label = f"scoring {len(chains)} candidate chains and the svm's C by one {folds}-fold cross-validation"
     candidates, out_of_fold = [], []
-    jobs = min(evaluation.pool_size(workers[0], dataset.data.n_rows), folds)
+    jobs = min(evaluation.pool_size(workers[0], dataset.data.n_rows), len(chains) * folds)
     with FoldRunner(registry, dataset, (jobs, *workers[1:]), (chains, settings, progress)) as runner:
         with progress.step(label, items=len(chains) * folds, unit="fits", uneven=True) as meter:
+            fitted_folds = runner.fitted_folds(chains, task, cuts, meter)
             for number, chain in enumerate(chains):
-                held, truth, columns = [], np.zeros(len(codes), dtype=np.int64), []
-                fitted_folds = runner.results(flat_fold, [(chain, task, train, test, folds) for train, test in cuts])
-                for fold, fitted in enumerate(fitted_folds):
-                    texts, train_features, train_classes, test_features, test_classes, columns = fitted
-                    held.append((train_features, train_classes, test_features))
+                held, truth = [], np.zeros(len(codes), dtype=np.int64)
+                for fold, (texts, kept_fold, test_classes, columns) in enumerate(fitted_folds[number]):
+                    held.append(kept_fold)
                     truth[cuts[fold][1]] = test_classes
                     warned(number, fold, texts)
-                    meter.advance(detail=f"candidate {number + 1} of {len(chains)}, fold {fold + 1} of {folds}")
                 svm = CheckedClassifier(registry, settings.classifier, settings.classifier_params)
                 searched = (settings.classifier, settings.classifier_params, settings.seed)
                 kept = runner.kept(held)
@@ -88,6 +89,7 @@ def flat_candidate_scores(
                     }
                 )
                 out_of_fold.append(decisions)
+                runner.drop(kept)
     return candidates, out_of_fold
 
 
@@ -95,9 +97,10 @@ class FoldRunner:
     """Runs the flat search's calls (a function of the registry, the rows and its arguments) here, in a pool of
     processes that read the rows once each (as ``evaluate``'s workers do), or as tasks on a Dask cluster that is
     sent the rows once a worker: their results in their order, the first error in that order raised, as one
-    process would raise it.  A call's arguments travel with it: in the pool a fold's feature matrices go to a
-    worker again for every C (on two cores the pool cost the flat search more than it saved: 34 CPU s against 24
-    on 8,000 Debian descriptions); on Dask they are sent to the cluster once a candidate (:meth:`kept`)."""
+    process would raise it.  A fold's feature matrices are made once a candidate and kept where its C's calls
+    find them (:meth:`fitted_folds`): here alone; in the pool, by the worker that fits the fold, in a file of
+    the run's folder that the other calls map (joblib's format: sent with every call, 30 MB of a fold of
+    Debian's word pairs cost 0.19 s of each C's two-core wall); on Dask, sent to the cluster once (:meth:`kept`)."""
 
     def __init__(self, registry: Registry, dataset: Dataset, workers: tuple, checked: tuple):
         """Calls on ``dataset`` placed as ``workers`` says (processes, engine, cluster and plugins folder, as
@@ -108,6 +111,7 @@ class FoldRunner:
         self.stack = contextlib.ExitStack()
         self.shipped: Any = None
         self.client: Any = None
+        self.folder = ""  # the pool's fold files (:meth:`fitted_folds`)
         #: the files the options name, as the run read them (:func:`~filterkit.evaluation.option_files`)
         self.files = GIVEN_FILES.get()
 
@@ -123,19 +127,62 @@ class FoldRunner:
             (self.shipped,) = self.client.scatter([self.dataset], broadcast=True)
         elif self.jobs > 1:
             self.shipped = self.stack.enter_context(evaluation.shipped_dataset(self.dataset))
+            self.folder = self.stack.enter_context(tempfile.TemporaryDirectory(prefix="filterkit-folds-"))
         return self
 
     def __exit__(self, *raised) -> None:
         self.stack.close()
 
-    def column_parts(self, columns: int) -> list[list[int]]:
-        """The svm's ``columns`` (positions) cut into as many parts as the pool has processes, each part of each fold
-        a call of its own: five folds on two processes kept one idle a third of each C's time (k classes; a
-        class's fit does not depend on the others', so the values are the same).  A part holds two columns or more
-        where there are several, so that each call is one of several classes (``decisions_at`` refuses what k
-        classes cannot take).  One part on Dask, or alone."""
-        count = self.jobs if self.client is None else 1
-        return [list(part) for part in np.array_split(np.arange(columns), max(1, min(count, columns // 2)))]
+    def column_parts(self, columns: int, least: int) -> list[list[int]]:
+        """The svm's ``columns`` (positions) cut into parts of ``least`` columns or more (where there are that
+        many), each part of each fold a call of its own, in the pool: five folds on two processes kept one idle a
+        third of each C's time, and a part of several columns waits for its slowest (k classes; a class's fit does
+        not depend on the others', so the values are the same).  Two at a candidate's first C, so that each call
+        is one of several classes (``decisions_at`` refuses what k classes cannot take), one after it.  One part
+        on Dask, or alone."""
+        count = columns if self.client is None and self.jobs > 1 else 1
+        return [
+            [int(j) for j in part] for part in np.array_split(np.arange(columns), max(1, min(count, columns // least)))
+        ]
+
+    def fitted_folds(self, chains: list[ChainSpec], task: str, cuts: list, meter) -> list:
+        """Each chain of ``chains`` fitted on each fold of ``cuts`` (:func:`flat_fold`): per chain, its folds' (the
+        chain's warnings, the fold's matrices as the C search's calls take them, the test rows' svm classes, the
+        svm's columns) in order, a fold's error raised at its turn; ``meter`` advanced a step per fold fitted.
+        Here and on Dask a chain's folds are fitted at its turn; the pool fits every chain's at once (five folds
+        on two processes had kept one idle a third of each chain's fits), each fold's matrices in a file of the
+        run's folder, its path in their place (:func:`kept_fold`), so that what this process holds does not grow."""
+        folds = len(cuts)
+
+        def advanced(number: int, fold: int) -> None:
+            meter.advance(detail=f"candidate {number + 1} of {len(chains)}, fold {fold + 1} of {folds}")
+
+        def fitted(number: int, outcomes) -> Iterator[tuple]:
+            for fold, outcome in enumerate(outcomes):
+                if not self.folder:
+                    advanced(number, fold)
+                if isinstance(outcome, Exception):
+                    raise outcome
+                yield outcome
+
+        calls = [[(chain, task, train, test, folds) for train, test in cuts] for chain in chains]
+        if not self.folder:
+            return [fitted(number, self.results(flat_fold, calls[number])) for number in range(len(chains))]
+        every = [
+            (*arguments, os.path.join(self.folder, f"{number}-{fold}.joblib"))
+            for number in range(len(chains))
+            for fold, arguments in enumerate(calls[number])
+        ]
+        outcomes = []
+        for position, outcome in enumerate(self.outcomes(kept_fold, every)):
+            outcomes.append(outcome)
+            advanced(*divmod(position, folds))
+        return [fitted(number, outcomes[number * folds : (number + 1) * folds]) for number in range(len(chains))]
+
+    def drop(self, held: list) -> None:
+        """The pool's fold files of ``held`` removed (a candidate's C is chosen)."""
+        for path in held if self.folder else ():
+            os.remove(path)
 
     def kept(self, values: list) -> list:
         """``values`` as the calls take them: on Dask, sent to the cluster once (futures that its tasks resolve)."""
@@ -159,15 +206,23 @@ class FoldRunner:
             for arguments in calls:
                 yield function(self.registry, self.dataset, *arguments)
             return
+        for outcome in self.outcomes(function, calls):
+            if isinstance(outcome, Exception):
+                raise outcome
+            yield outcome
+
+    def outcomes(self, function: Callable, calls: list[tuple]) -> Iterator:
+        """:meth:`results` in the pool, each call's error in its result's place."""
         from joblib import Parallel, delayed
 
         sent = Parallel(n_jobs=self.jobs, return_as="generator")(
             delayed(_in_worker)(self.plugins_dir, self.shipped, function, arguments, self.files) for arguments in calls
         )
-        for result, error in sent:
-            if error is not None:
-                raise error
-            yield result
+        try:
+            for result, error in sent:
+                yield result if error is None else error
+        finally:
+            closed_quietly(sent)
 
 
 def _in_worker(plugins_dir, shipped: str, function: Callable, arguments: tuple, files: dict | None) -> tuple:
@@ -189,10 +244,20 @@ def _on_dask(plugins_dir, function: Callable, dataset: Dataset, arguments: tuple
         return function(evaluation.worker_registry(plugins_dir), dataset, *arguments)
 
 
+def kept_fold(registry: Registry, dataset: Dataset, chain: ChainSpec, task: str, train, test, folds: int, path: str):
+    """:func:`flat_fold`, its fold's matrices written to ``path`` (joblib's format, its arrays mapped by the calls
+    that read it: :func:`flat_fold_decisions`) and its path in their place."""
+    import joblib
+
+    texts, matrices, test_classes, columns = flat_fold(registry, dataset, chain, task, train, test, folds)
+    joblib.dump(matrices, path)
+    return texts, path, test_classes, columns
+
+
 def flat_fold(registry: Registry, dataset: Dataset, chain: ChainSpec, task: str, train, test, folds: int) -> tuple:
     """``chain`` fitted on the ``train`` rows for ``task``, as ``evaluate`` fits it, and applied to the ``test``
-    rows (one of ``folds`` folds): (the chain's warnings, the training features, their svm classes, the test
-    features, the test rows' svm classes, the svm's columns).  The svm's classes are positions among the classes
+    rows (one of ``folds`` folds): (the chain's warnings, (the training features, their svm classes, the test
+    features), the test rows' svm classes, the svm's columns).  The svm's classes are positions among the classes
     present (k classes; a column each) or 1 for the task's class and 0 for the rest (one column, 1)."""
     from filterkit.stage import feature_positions
 
@@ -214,15 +279,19 @@ def flat_fold(registry: Registry, dataset: Dataset, chain: ChainSpec, task: str,
     (train_features, train_codes), (test_features, test_codes) = prepared(train), prepared(test)
     train_classes = svm_classes(train_codes)
     _refuse_lacking_fold(train_classes, columns, multiclass, [labels[k] for k in present], task, folds)
-    return list(fitted.warnings), train_features, train_classes, test_features, svm_classes(test_codes), columns
+    return list(fitted.warnings), (train_features, train_classes, test_features), svm_classes(test_codes), columns
 
 
 def flat_fold_decisions(
     registry: Registry, dataset: Dataset, searched: tuple, C: float, fold: tuple, columns, iterations: int
 ) -> tuple[np.ndarray, np.ndarray]:
-    """The decision values of a fold's test rows (``fold``: training features and classes, test features) of
-    one SVM per class of ``columns`` at ``C``, fitted on its training rows (``searched``: the classifier, its
-    options and seed; liblinear at most ``iterations``), and which of those fits liblinear stopped (a flag each)."""
+    """The decision values of a fold's test rows (``fold``: training features and classes, test features, or the
+    path of :func:`kept_fold`'s file of them) of one SVM per class of ``columns`` at ``C``, fitted on its training
+    rows (``searched``: the classifier, its options and seed; liblinear at most ``iterations``), and which of those
+    fits liblinear stopped (a flag each)."""
+    import joblib
+
+    fold = joblib.load(fold, mmap_mode="r") if isinstance(fold, str) else fold
     classifier, params, seed = searched
     call = CheckedClassifier(registry, classifier, params)
     return call("decisions_at", C, seed, *fold[:2], columns, fold[2], iterations)
@@ -249,9 +318,8 @@ def _flat_c_search(
     inner: dict[float, float] = {}
     stopped: list[float] = []
 
-    parts = runner.column_parts(len(columns))
-
     def scored(C: float, most: int) -> bool:
+        parts = runner.column_parts(len(columns), 1 if path else 2)  # the first C's calls pass the refusal
         path[C], flags[C] = np.zeros((len(truth), len(columns))), [np.zeros(len(columns), dtype=bool) for _ in cuts]
         calls = [(searched, C, fold, [columns[j] for j in part], most) for fold in held for part in parts]
         decided = iter(runner.results(flat_fold_decisions, calls))
@@ -272,7 +340,11 @@ def _flat_c_search(
             break
     chosen = max(inner, key=lambda C: (inner[C], -C))
     if chosen in stopped:
-        refits = stopped_fits(flags[chosen])
+        refits = [
+            (fold, [positions[j] for j in part])
+            for fold, positions in stopped_fits(flags[chosen])
+            for part in runner.column_parts(len(positions), 1)
+        ]
         again = [
             (searched, chosen, held[fold], [columns[j] for j in positions], FIT_ITERATIONS)
             for fold, positions in refits

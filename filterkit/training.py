@@ -228,12 +228,9 @@ def _local_workers(jobs: int | None, engine: str, rows: int, fits: int | None) -
 
 
 def _first_pool_fits(chains: list[ChainSpec], search: str, folds: int) -> int | None:
-    """How many fits the candidates' first pool is given (:func:`candidate_scores`: every chain's folds;
-    :func:`flat_candidate_scores`: a chain's folds); None where one chain is searched nested (no pool before the
-    final fit)."""
-    if search == "flat":
-        return folds
-    return None if len(chains) == 1 else len(chains) * folds
+    """How many fits the candidates' first pool is given (every chain's folds: :func:`candidate_scores`,
+    :func:`flat_candidate_scores`); None where one chain is searched nested (no pool before the final fit)."""
+    return None if len(chains) == 1 and search != "flat" else len(chains) * folds
 
 
 def _searchable_classifier(registry: Registry, chains: list[ChainSpec] | None, settings: Settings, search: str):

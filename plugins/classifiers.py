@@ -214,8 +214,10 @@ class LinearSVM(Classifier):
         sigmoid as the decision option says, and its cut by ``--svm-threshold`` on the inner CV's out-of-fold
         scores (none where a class has a single row: the fixed cut, :data:`ONE_ROW_CLASS`)."""
         classes = np.asarray(classes, dtype=np.int64)
-        held_out = self._search_c(features, classes, n_classes, columns, seed)
-        self.weights, self.intercepts = _linear_form(self._one_vs_rest(self.chosen_C, seed, features, classes, columns))
+        shared = (features, classes)  # sent to lent workers once a fit
+        held_out = self._search_c(shared, n_classes, columns, seed)
+        options = self._svm_options(self.chosen_C, seed)  # a class's fit to a lent worker, if any
+        self.weights, self.intercepts = _linear_form(each(functools.partial(_fitted_class, options), columns, shared))
         in_sample = self.params["decision"] == "platt"
         fitted_on = _decisions(self.weights, self.intercepts, features) if in_sample else held_out
         self.sigmoids = (
@@ -237,12 +239,14 @@ class LinearSVM(Classifier):
             self._choose_thresholds(self._scored(held_out, self.sigmoids), classes, columns)
         return self
 
-    def _search_c(self, features, classes: np.ndarray, n_classes: int, columns, seed: int) -> np.ndarray | None:
+    def _search_c(self, shared: tuple, n_classes: int, columns, seed: int) -> np.ndarray | None:
         """Choose C (``chosen_C``): the grid's one C on the flat search's out-of-fold values
         (:meth:`take_out_of_fold`), the best of the inner cross-validation, or the grid's first where a class has
-        one row; the out-of-fold values at that C that calibrate and cut (of converged fits), or None."""
+        one row; the out-of-fold values at that C that calibrate and cut (of converged fits), or None.  ``shared``:
+        the fit's features and classes, as lent workers are sent them."""
         from sklearn.model_selection import StratifiedKFold
 
+        classes = shared[1]
         self.inner_folds = folds = min(self.params["inner_folds"], int(np.bincount(classes, minlength=n_classes).min()))
         self.inner_auc: dict[float, float] = {}
         self.inner_f1: dict[float, float] = {}
@@ -254,7 +258,7 @@ class LinearSVM(Classifier):
             self.chosen_C = self.grid[0]
             return None
         splits = StratifiedKFold(folds, shuffle=True, random_state=seed).split(np.zeros(len(classes)), classes)
-        inner_rows, shared = list(splits), (features, classes)  # the rows go to lent workers once a fit
+        inner_rows = list(splits)
         inner = self.inner_f1 if self.params["c_by"] == "f1" else self.inner_auc
         early = self.params["c_search"] == "early"
         out_of_fold: dict[float, tuple] = {}
@@ -265,7 +269,7 @@ class LinearSVM(Classifier):
         self.chosen_C = max(inner, key=lambda C: (inner[C], -C))
         values, stopped = out_of_fold[self.chosen_C]
         if self.chosen_C in self.stopped_C and self._reads_held_out:  # what calibrates and cuts: converged fits
-            refits = stopped_fits(stopped)
+            refits = [(fold, [j]) for fold, positions in stopped_fits(stopped) for j in positions]  # a piece each
             options = self._svm_options(self.chosen_C, seed, FIT_ITERATIONS)
             again = [(*inner_rows[fold], positions) for fold, positions in refits]
             fitted = each(functools.partial(_fold_decisions, options, columns), again, shared)
@@ -429,10 +433,6 @@ class LinearSVM(Classifier):
         search outside this classifier (``train --search flat``), as of the inner CV's (:meth:`_out_of_fold_f1`)."""
         return self._out_of_fold_f1(decisions, classes, columns)
 
-    def _one_vs_rest(self, C: float, seed: int, features, classes, columns) -> list:
-        """One SVM at ``C`` per class of ``columns`` against the rest, fitted."""
-        return _fitted_one_vs_rest(self._svm_options(C, seed), features, classes, columns)
-
     def _svm_options(self, C: float, seed: int, iterations: int = FIT_ITERATIONS) -> tuple:
         """:func:`~filterkit.linear_svm.linear_svm`'s arguments at ``C``, ``seed`` and ``iterations`` for this
         classifier's options."""
@@ -543,6 +543,13 @@ def _fitted_one_vs_rest(options: tuple, features, classes, columns) -> list:
     """One SVM of :func:`~filterkit.linear_svm.linear_svm`'s ``options`` per class of ``columns`` against the rest,
     fitted."""
     return [fit_quietly(linear_svm(*options), features, (classes == k).astype(np.int64)) for k in columns]
+
+
+def _fitted_class(options: tuple, shared: tuple, column: int):
+    """The SVM of ``options`` for class ``column`` against the rest on the ``shared`` features and classes: a
+    piece of work :func:`each` may send to a worker process."""
+    features, classes = shared
+    return _fitted_one_vs_rest(options, features, classes, [column])[0]
 
 
 def _fold_decisions(options: tuple, columns, shared: tuple, fold: tuple) -> tuple[np.ndarray, np.ndarray]:

@@ -202,6 +202,41 @@ def test_a_single_chain_is_searched_for_its_c_and_any_jobs_give_the_same_model(r
     assert candidate["C"] == recomputed(OH0, "l2", None)["C"]
 
 
+def test_several_candidates_give_one_model_for_any_jobs(run_filterkit, tmp_path):
+    """In the pool every candidate's folds are fitted at once and kept in files, and the svm's classes are cut into
+    one call each after a candidate's first C: the model one process writes."""
+    written = []
+    for jobs in ("1", "2", "3"):
+        model = tmp_path / f"model-{jobs}.json"
+        chains = ("--compare", OH0, "binarize l2", "l2")
+        result = run_filterkit(
+            "train", "-q", "-o", model, *FAST, "--jobs", jobs, "--search", "flat", "--multiclass", *chains
+        )
+        assert result.status == 0, result.stderr
+        written.append(model.read_bytes())
+    assert written[0] == written[1] == written[2]
+    assert [candidate["C"] for candidate in json.loads(written[0])["classifier"]["candidates"]] == [
+        recomputed(OH0, chain, None)["C"] for chain in ("binarize l2", "l2")
+    ]
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_later_candidate_s_failing_folds_wait_for_an_earlier_candidate_s_error(
+    run_filterkit, tmp_path, jobs, recwarn
+):
+    """The pool fits the second candidate's folds (which fail: word counts hold no text) before the first's C is
+    searched (refused: fbr on k classes); the run says the first error in one process's order, and only it (not
+    joblib's warning of the calls it cancels)."""
+    model = tmp_path / "m.json"
+    options = ("--search", "flat", "--multiclass", "--svm-threshold", "fbr", "--jobs", jobs)
+    result = run_filterkit("train", "-q", "-o", model, *options, "--compare", OH0, "l2", "words l2")
+    assert result.status == 1
+    (line,) = result.stderr.splitlines()
+    assert "--svm-threshold fbr falls back to predicting a class for no row" in line
+    assert not model.exists()
+    assert [str(warning.message) for warning in recwarn] == []
+
+
 @pytest.mark.parametrize(
     "task, chains, meant",
     [
