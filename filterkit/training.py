@@ -177,8 +177,10 @@ def train(
         search = resolved_search(search, chains, several, classifier_class)
         if chains is None:
             chains = default_candidates(dataset.schema, registry, several, search)
-        lent = _local_workers(jobs, engine, dataset.data.n_rows, _first_pool_fits(chains, search, candidate_folds))
-        start_workers(lent)  # after the checks: an early error need not wait for their start
+        started, lent = _local_workers(
+            jobs, engine, dataset.data.n_rows, _first_pool_fits(chains, search, candidate_folds)
+        )
+        start_workers(started)  # after the checks: an early error need not wait for their start
         candidates: list[dict] = []
         searched: dict = {}
         held_out = None
@@ -214,17 +216,18 @@ def train(
         return model
 
 
-def _local_workers(jobs: int | None, engine: str, rows: int, fits: int | None) -> int:
-    """The worker processes of a run on ``rows`` rows, started early and lent to the final fit (the kept chain's on
-    every row): as many as the candidates' first pool of ``fits`` fits takes (None: there is none), so that every
-    call keeps joblib's pool as it is; ``--jobs``' pool (:func:`~filterkit.evaluation.pool_size`) on the local engine
-    from :data:`~filterkit.evaluation.POOL_FROM_ROWS` rows, none on fewer (the workers' start costs more than the
-    fit's inner folds take), nor on Dask, where the candidates' fits are the cluster's and the final fit the client's.
-    The candidates' own pool follows ``--jobs`` as given."""
-    if engine != "local" or rows < evaluation.POOL_FROM_ROWS:
-        return 1
+def _local_workers(jobs: int | None, engine: str, rows: int, fits: int | None) -> tuple[int, int]:
+    """(the worker processes of a run on ``rows`` rows started early, those lent to the final fit: the kept chain's
+    on every row), on the local engine: as many as the candidates' first pool of ``fits`` fits takes (None: there
+    is none, and only lent workers are started), so that every call keeps joblib's pool as it is; ``--jobs``' pool
+    (:func:`~filterkit.evaluation.pool_size`).  None are lent on fewer than
+    :data:`~filterkit.evaluation.POOL_FROM_ROWS` rows (the workers' start costs more than the fit's inner folds
+    take), nor on Dask, where the candidates' fits are the cluster's and the final fit the client's."""
+    if engine != "local":
+        return 1, 1
     pool = evaluation.pool_size(jobs, rows)
-    return pool if fits is None else min(pool, fits)
+    lent = (pool if fits is None else min(pool, fits)) if rows >= evaluation.POOL_FROM_ROWS else 1
+    return (lent if fits is None else min(pool, fits)), lent
 
 
 def _first_pool_fits(chains: list[ChainSpec], search: str, folds: int) -> int | None:

@@ -199,7 +199,8 @@ def test_a_plugins_own_filterkit_error_comes_back_as_a_filterkit_error_with_its_
         (2, "nested", 2, 5, 4),
         (4, "nested", 5, 16, 16),
         (1, "nested", 5, 16, 16),
-        (3, "flat", 2, 5, 2),
+        (3, "flat", 2, 5, 5),  # every candidate's folds at once
+        (3, "flat", 2, 8, 6),
         (1, "flat", 5, 2, 2),
     ],
 )
@@ -209,9 +210,11 @@ def test_the_workers_started_and_lent_are_as_many_as_the_candidates_first_pool_t
     from filterkit.training import _first_pool_fits, _local_workers
 
     fits = _first_pool_fits([object()] * chains, search, folds)
-    assert _local_workers(jobs, "local", 10_000, fits) == expected
-    assert _local_workers(jobs, "local", 4_999, fits) == 1  # under the pool's rows
-    assert _local_workers(jobs, "dask", 10_000, fits) == 1
+    assert _local_workers(jobs, "local", 10_000, fits) == (expected, expected)
+    # under the pool's rows none is lent, and a candidates' pool still starts early
+    assert _local_workers(jobs, "local", 4_999, fits) == (1 if fits is None else expected, 1)
+    assert _local_workers(None, "local", 4_999, fits) == (1, 1)  # --jobs left out: one process
+    assert _local_workers(jobs, "dask", 10_000, fits) == (1, 1)
 
 
 def test_train_with_more_jobs_than_candidate_fits_keeps_one_pool(monkeypatch, tmp_path, recwarn):
