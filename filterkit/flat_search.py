@@ -326,8 +326,7 @@ def _flat_c_search(
         for fold, (_, test) in enumerate(cuts):
             for part, (decisions, part_stopped) in zip(parts, decided):
                 path[C][np.ix_(test, part)] = decisions
-                # a flag per column; one for every column from a classifier that says only whether one stopped
-                flags[C][fold][part] = np.broadcast_to(np.asarray(part_stopped, dtype=bool), (len(part),))
+                flags[C][fold][part] = part_stopped
         return any(np.any(fold_flags) for fold_flags in flags[C])
 
     for C in sorted(grid) if early else grid:
