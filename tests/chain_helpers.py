@@ -325,3 +325,16 @@ def needs_two_classes(words: list[str]) -> bool:
     """True when a stage named among a chain's ``words`` (with its first option set) needs a two-class task."""
     stages = example_stages()
     return any(word in stages and stages[word][0].accepts.two_classes for word in words)
+
+
+class ComparedName(str):
+    """A name that counts the comparisons made with it (``ComparedName.made``): a set or dict compares none or one
+    a name, a scan of a list one per name it passes, so a test of linear time asserts a few a name."""
+
+    made = 0
+
+    def __eq__(self, other):
+        ComparedName.made += 1
+        return str.__eq__(self, other)
+
+    __hash__ = str.__hash__

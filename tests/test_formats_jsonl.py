@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from chain_helpers import ComparedName
 from filterkit.formats import FormatOptions
 from filterkit.formats.jsonl import JsonLinesFormat
 from filterkit.formats.records import ColumnTyping, layout_by_name
@@ -164,29 +165,16 @@ def test_a_new_field_or_label_a_line_costs_memory_as_the_file_grows_not_as_rows_
     assert peaks[1] < 2.6 * peaks[0], peaks  # rows × fields: 4 times
 
 
-class _Compared(str):
-    """A column name that counts the comparisons made with it (a lookup by hash compares none or one; a scan of a
-    list, one per name it passes)."""
-
-    made = 0
-
-    def __eq__(self, other):
-        _Compared.made += 1
-        return str.__eq__(self, other)
-
-    __hash__ = str.__hash__
-
-
 def test_the_typing_finds_given_columns_and_a_model_s_attributes_in_linear_time():
     width = 10_000
-    names = [_Compared(f"c{n}") for n in range(width)]
-    others = [_Compared(name) for name in names]  # equal names, other objects: a scan compares each
-    _Compared.made = 0
+    names = [ComparedName(f"c{n}") for n in range(width)]
+    others = [ComparedName(name) for name in names]  # equal names, other objects: a scan compares each
+    ComparedName.made = 0
     typing = ColumnTyping(names, "f", Limits(), text=others[::2], nominal=others[1::2])
     assert len(typing.text) == len(typing.nominal) == width // 2
     schema = Schema("r", tuple(Attribute(name, NUMERIC) for name in names))
     assert layout_by_name(schema, others[: width // 2], "f", 0, "field").absent == tuple(names[width // 2 :])
-    assert _Compared.made <= 4 * width  # three a name here; a scan of the names for each, about width² / 4
+    assert ComparedName.made <= 4 * width  # three a name here; a scan of the names for each, about width² / 4
 
 
 def _engine_run(engine, path: Path, target: Path) -> bytes:
