@@ -11,7 +11,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from filterkit.costs import loaded_costs, read_cost_matrix, refuse_with_rule
-from filterkit.lent_workers import each
+from filterkit.lent_workers import each, lent
 from filterkit.linear_svm import (
     FIT_ITERATIONS,
     SEARCH_ITERATIONS,
@@ -269,7 +269,8 @@ class LinearSVM(Classifier):
         self.chosen_C = max(inner, key=lambda C: (inner[C], -C))
         values, stopped = out_of_fold[self.chosen_C]
         if self.chosen_C in self.stopped_C and self._reads_held_out:  # what calibrates and cuts: converged fits
-            refits = [(fold, [j]) for fold, positions in stopped_fits(stopped) for j in positions]  # a piece each
+            refits = stopped_fits(stopped)  # lent workers take a class of a fold each; here a fold's rows cut once
+            refits = [(fold, [j]) for fold, positions in refits for j in positions] if lent() > 1 else refits
             options = self._svm_options(self.chosen_C, seed, FIT_ITERATIONS)
             again = [(*inner_rows[fold], positions) for fold, positions in refits]
             fitted = each(functools.partial(_fold_decisions, options, columns), again, shared)
