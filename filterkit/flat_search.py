@@ -339,19 +339,24 @@ def _flat_c_search(
             break
     chosen = max(inner, key=lambda C: (inner[C], -C))
     if chosen in stopped:
-        refits = [
-            (fold, [positions[j] for j in part])
-            for fold, positions in stopped_fits(flags[chosen])
-            for part in runner.column_parts(len(positions), 1)
-        ]
-        again = [
-            (searched, chosen, held[fold], [columns[j] for j in positions], FIT_ITERATIONS)
-            for fold, positions in refits
-        ]
-        fitted = [values for values, _ in runner.results(flat_fold_decisions, again)]
-        path[chosen] = with_refits(path[chosen], cuts, refits, fitted)
+        path[chosen] = _converged(runner, (searched, chosen), held, cuts, columns, (path[chosen], flags[chosen]))
     f1 = inner[chosen] if by_f1 and chosen not in stopped else svm("out_of_fold_f1", path[chosen], truth, columns)
     return chosen, path[chosen], float(f1), stopped
+
+
+def _converged(runner: FoldRunner, fitted_at: tuple, held: list, cuts: list, columns, scored: tuple) -> np.ndarray:
+    """The out-of-fold values ``scored`` (the values at a C and its fits' stopped flags) with the fits liblinear
+    stopped made again to convergence (``fitted_at``: the classifier and seed, and the C), a call per class of each
+    fold in the pool (:meth:`FoldRunner.column_parts`)."""
+    (searched, C), (values, flags) = fitted_at, scored
+    refits = [
+        (fold, [positions[j] for j in part])
+        for fold, positions in stopped_fits(flags)
+        for part in runner.column_parts(len(positions), 1)
+    ]
+    again = [(searched, C, held[fold], [columns[j] for j in positions], FIT_ITERATIONS) for fold, positions in refits]
+    fitted = [fold_values for fold_values, _ in runner.results(flat_fold_decisions, again)]
+    return with_refits(values, cuts, refits, fitted)
 
 
 def _fold_mean_auc(decisions: np.ndarray, truth: np.ndarray, cuts: list, columns) -> float:
