@@ -26,7 +26,7 @@ from filterkit.errors import FilterkitError
 from filterkit.evaluation_targets import target_fits
 from filterkit.formats import FormatOptions
 from filterkit.label_issues import FOLD_RECORD, LabelIssueFinder, fold_pulls
-from filterkit.lent_workers import closed_quietly, lending, portable
+from filterkit.lent_workers import lending, portable
 from filterkit.measures import (
     MULTICLASS_MEASURES,
     PER_CLASS_MEASURES,
@@ -536,17 +536,14 @@ def _pooled_results(jobs: int, plugins_dir, fits: Fits, shipped: str, settings: 
     )
     incoming = zip(order, sent)
     arrived: dict[int, tuple] = {}
-    try:
-        for position in range(len(order)):
-            while position not in arrived:
-                fit, outcome = next(incoming)
-                arrived[fit] = outcome
-            result, error = arrived.pop(position)
-            if error is not None:
-                raise error
-            yield result
-    finally:
-        closed_quietly(sent)
+    for position in range(len(order)):
+        while position not in arrived:
+            fit, outcome = next(incoming)
+            arrived[fit] = outcome
+        result, error = arrived.pop(position)
+        if error is not None:
+            raise error
+        yield result
 
 
 @contextlib.contextmanager

@@ -17,7 +17,7 @@ from filterkit import evaluation
 from filterkit.arff.tokens import one_line
 from filterkit.errors import FilterkitError
 from filterkit.evaluation import MULTICLASS_TASK, ChainSpec, CheckedClassifier, Dataset, Settings
-from filterkit.lent_workers import closed_quietly, portable
+from filterkit.lent_workers import portable
 from filterkit.linear_svm import FIT_ITERATIONS, SEARCH_ITERATIONS, stopped_fits, with_refits
 from filterkit.option_files import GIVEN_FILES, sent_files
 from filterkit.plugins import Registry
@@ -149,35 +149,44 @@ class FoldRunner:
         """Each chain of ``chains`` fitted on each fold of ``cuts`` (:func:`flat_fold`): per chain, its folds' (the
         chain's warnings, the fold's matrices as the C search's calls take them, the test rows' svm classes, the
         svm's columns) in order, a fold's error raised at its turn; ``meter`` advanced a step per fold fitted.
-        Here and on Dask a chain's folds are fitted at its turn; the pool fits every chain's at once (five folds
-        on two processes had kept one idle a third of each chain's fits), each fold's matrices in a file of the
-        run's folder, its path in their place (:func:`kept_fold`), so that what this process holds does not grow."""
+        Here and on Dask a chain's folds are fitted at its turn.  The pool fits the first chain's at its turn and
+        every other chain's at once at the second's (five folds on two processes had kept one idle a third of each
+        chain's fits; the first chain's folds and C still come first, so an error there is met as soon as in one
+        process), each fold's matrices in a file of the run's folder, its path in their place (:func:`kept_fold`),
+        so that what this process holds does not grow."""
         folds = len(cuts)
+        calls = [[(chain, task, train, test, folds) for train, test in cuts] for chain in chains]
+        pooled: dict[int, list] = {}
 
         def advanced(number: int, fold: int) -> None:
             meter.advance(detail=f"candidate {number + 1} of {len(chains)}, fold {fold + 1} of {folds}")
 
-        def fitted(number: int, outcomes) -> Iterator[tuple]:
-            for fold, outcome in enumerate(outcomes):
+        def outcomes(number: int) -> Iterator:
+            if not self.folder:
+                yield from self.results(flat_fold, calls[number])
+                return
+            if number not in pooled:
+                group = [number] if number == 0 else list(range(number, len(chains)))
+                every = [
+                    (*calls[n][fold], os.path.join(self.folder, f"{n}-{fold}.joblib"))
+                    for n in group
+                    for fold in range(folds)
+                ]
+                for position, outcome in enumerate(self.outcomes(kept_fold, every)):
+                    n, fold = group[position // folds], position % folds
+                    pooled.setdefault(n, []).append(outcome)
+                    advanced(n, fold)
+            yield from pooled.pop(number)
+
+        def fitted(number: int) -> Iterator[tuple]:
+            for fold, outcome in enumerate(outcomes(number)):
                 if not self.folder:
                     advanced(number, fold)
                 if isinstance(outcome, Exception):
                     raise outcome
                 yield outcome
 
-        calls = [[(chain, task, train, test, folds) for train, test in cuts] for chain in chains]
-        if not self.folder:
-            return [fitted(number, self.results(flat_fold, calls[number])) for number in range(len(chains))]
-        every = [
-            (*arguments, os.path.join(self.folder, f"{number}-{fold}.joblib"))
-            for number in range(len(chains))
-            for fold, arguments in enumerate(calls[number])
-        ]
-        outcomes = []
-        for position, outcome in enumerate(self.outcomes(kept_fold, every)):
-            outcomes.append(outcome)
-            advanced(*divmod(position, folds))
-        return [fitted(number, outcomes[number * folds : (number + 1) * folds]) for number in range(len(chains))]
+        return [fitted(number) for number in range(len(chains))]
 
     def drop(self, held: list) -> None:
         """The pool's fold files of ``held`` removed (a candidate's C is chosen)."""
@@ -218,11 +227,15 @@ class FoldRunner:
         sent = Parallel(n_jobs=self.jobs, return_as="generator")(
             delayed(_in_worker)(self.plugins_dir, self.shipped, function, arguments, self.files) for arguments in calls
         )
+        finished = False
         try:
             for result, error in sent:
                 yield result if error is None else error
+            finished = True
         finally:
-            closed_quietly(sent)
+            if not finished:  # left at an error: the calls sent finish (closing joblib's run kills its workers)
+                for _ in sent:
+                    pass
 
 
 def _in_worker(plugins_dir, shipped: str, function: Callable, arguments: tuple, files: dict | None) -> tuple:

@@ -17,7 +17,6 @@ import os
 import pickle
 import tempfile
 import threading
-import warnings
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
@@ -86,14 +85,6 @@ def each(function: Callable, items: Sequence, shared: Any = None) -> list:
         if error is not None:
             raise error
     return [value for value, _ in outcomes]
-
-
-def closed_quietly(sent) -> None:
-    """joblib's generator of results ``sent`` closed, the calls still running cancelled without its warning of
-    them (a run left at an error says that error alone)."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)
-        sent.close()
 
 
 def _in_worker(function: Callable, path: str, item, files: dict | None) -> tuple:

@@ -203,8 +203,8 @@ def test_a_single_chain_is_searched_for_its_c_and_any_jobs_give_the_same_model(r
 
 
 def test_several_candidates_give_one_model_for_any_jobs(run_filterkit, tmp_path):
-    """In the pool every candidate's folds are fitted at once and kept in files, and the svm's classes are cut into
-    one call each after a candidate's first C: the model one process writes."""
+    """In the pool the candidates after the first have their folds fitted at once, each fold kept in a file, and the
+    svm's classes are cut into one call each after a candidate's first C: the model one process writes."""
     written = []
     for jobs in ("1", "2", "3"):
         model = tmp_path / f"model-{jobs}.json"
@@ -224,9 +224,8 @@ def test_several_candidates_give_one_model_for_any_jobs(run_filterkit, tmp_path)
 def test_a_later_candidate_s_failing_folds_wait_for_an_earlier_candidate_s_error(
     run_filterkit, tmp_path, jobs, recwarn
 ):
-    """The pool fits the second candidate's folds (which fail: word counts hold no text) before the first's C is
-    searched (refused: fbr on k classes); the run says the first error in one process's order, and only it (not
-    joblib's warning of the calls it cancels)."""
+    """The first candidate's C is refused (fbr on k classes) and the second's folds fail (word counts hold no text):
+    the run says the first error in one process's order, and only it (not joblib's warning of unused results)."""
     model = tmp_path / "m.json"
     options = ("--search", "flat", "--multiclass", "--svm-threshold", "fbr", "--jobs", jobs)
     result = run_filterkit("train", "-q", "-o", model, *options, "--compare", OH0, "l2", "words l2")
@@ -306,8 +305,8 @@ def test_flat_search_counts_a_step_per_candidate_and_fold_and_warns_each_candida
 @pytest.mark.parametrize("jobs", ["1", "3"])  # three processes, three classes: the columns are cut into parts
 @pytest.mark.parametrize("rule", ["fbr", "precision@recall=0.9"])
 def test_a_cut_of_one_column_alone_on_several_classes_is_refused_at_the_first_c(run_filterkit, tmp_path, rule, jobs):
-    """The first C's calls hold two classes or more whatever --jobs, so the svm refuses there (the folds' chains
-    are fitted before it, in the pool every candidate's), before any other C and the final fit."""
+    """The first C's calls hold two classes or more whatever --jobs, so the svm refuses there (the first candidate's
+    folds are fitted before it), before any other C and the final fit."""
     model = tmp_path / "m.json"
     argv = ("train", "--progress", "--search", "flat", "--multiclass", "--svm-threshold", rule, "-o", model)
     argv += ("--jobs", jobs)
