@@ -403,3 +403,38 @@ def test_only_the_fits_liblinear_stopped_are_made_again_and_every_value_is_the_c
     assert chosen in stopped and 0 < stopped_there < 2 * 3  # some fits at the chosen C stopped, not all
     assert made.count(20_000) == stopped_there
     assert np.array_equal(decisions, converged)
+
+
+def test_the_pool_cuts_a_fold_s_classes_into_calls_and_finds_what_one_process_finds():
+    """Two processes: the first C's calls hold every class of a fold (the k-class refusal's turn), the next C's and
+    the chosen C's refits one class each; C, values, F1 and the C scored by stopped fits are one process's."""
+    import scipy.sparse as sp
+    from test_classifiers_search import conflicting_rows
+
+    from filterkit import flat_search
+    from filterkit.evaluation import CheckedClassifier
+
+    conflicting, targets = conflicting_rows()
+    width = conflicting.shape[1]
+    own = sp.csr_matrix((np.ones(60), (np.arange(60), np.full(60, width - 1))), shape=(60, width))
+    features = sp.vstack([conflicting, own]).tocsr()
+    classes = np.concatenate([targets, np.full(60, 2)])
+    cuts = list(StratifiedKFold(2, shuffle=True, random_state=1).split(np.zeros(len(classes)), classes))
+    held = [(features[train], classes[train], features[test]) for train, test in cuts]
+    registry = load_plugins()
+    params = {"c_values": "50,100", "c_search": "early", "c_by": "auc"}
+    found, sent = {}, {}
+    for jobs in (1, 2):
+        with flat_search.FoldRunner(registry, None, (jobs, "local", None, None), (None, None, None)) as runner:
+            results, sent[jobs] = runner.results, []
+            runner.results = lambda function, calls: (
+                sent[jobs].append([len(c[3]) for c in calls]) or results(function, calls)
+            )
+            searched, svm = ("svm", params, 1), CheckedClassifier(registry, "svm", params)
+            found[jobs] = flat_search._flat_c_search(runner, svm, searched, held, cuts, classes, [0, 1, 2])
+    (chosen, decisions, f1, stopped), (chosen_2, decisions_2, f1_2, stopped_2) = found[1], found[2]
+    assert (chosen, f1, stopped) == (chosen_2, f1_2, stopped_2) and np.array_equal(decisions, decisions_2)
+    assert sent[1][:2] == [[3, 3], [3, 3]] and all(len(step) == 2 for step in sent[1])  # a call a fold
+    assert sent[2][0] == [3, 3] and len(sent[2]) == len(sent[1]) > 2  # the refits of the C chosen: a third step
+    assert all(columns == 1 for step in sent[2][1:] for columns in step)
+    assert len(sent[2][1]) == 6 and len(sent[2][2]) == sum(sent[1][2])
