@@ -366,20 +366,12 @@ def test_only_the_fits_liblinear_stopped_are_made_again_and_every_value_is_the_c
     the conflicting classes' fits are made again to convergence; every column equals a converged fit's."""
     import warnings
 
-    import scipy.sparse as sp
     from sklearn.svm import LinearSVC
-    from test_classifiers_search import conflicting_rows
 
     from filterkit import flat_search
     from filterkit.evaluation import CheckedClassifier
 
-    conflicting, targets = conflicting_rows()
-    width = conflicting.shape[1]
-    own = sp.csr_matrix((np.ones(60), (np.arange(60), np.full(60, width - 1))), shape=(60, width))
-    features = sp.vstack([conflicting, own]).tocsr()
-    classes = np.concatenate([targets, np.full(60, 2)])
-    cuts = list(StratifiedKFold(2, shuffle=True, random_state=1).split(np.zeros(len(classes)), classes))
-    held = [(features[train], classes[train], features[test]) for train, test in cuts]
+    features, classes, cuts, held = _three_classes_one_separable()
     registry = load_plugins()
     params = {"c_values": "50,100", "c_search": "early", "c_by": "auc"}
     made = []
@@ -408,19 +400,10 @@ def test_only_the_fits_liblinear_stopped_are_made_again_and_every_value_is_the_c
 def test_the_pool_cuts_a_fold_s_classes_into_calls_and_finds_what_one_process_finds():
     """Two processes: the first C's calls hold every class of a fold (the k-class refusal's turn), the next C's and
     the chosen C's refits one class each; C, values, F1 and the C scored by stopped fits are one process's."""
-    import scipy.sparse as sp
-    from test_classifiers_search import conflicting_rows
-
     from filterkit import flat_search
     from filterkit.evaluation import CheckedClassifier
 
-    conflicting, targets = conflicting_rows()
-    width = conflicting.shape[1]
-    own = sp.csr_matrix((np.ones(60), (np.arange(60), np.full(60, width - 1))), shape=(60, width))
-    features = sp.vstack([conflicting, own]).tocsr()
-    classes = np.concatenate([targets, np.full(60, 2)])
-    cuts = list(StratifiedKFold(2, shuffle=True, random_state=1).split(np.zeros(len(classes)), classes))
-    held = [(features[train], classes[train], features[test]) for train, test in cuts]
+    features, classes, cuts, held = _three_classes_one_separable()
     registry = load_plugins()
     params = {"c_values": "50,100", "c_search": "early", "c_by": "auc"}
     found, sent = {}, {}
@@ -438,3 +421,19 @@ def test_the_pool_cuts_a_fold_s_classes_into_calls_and_finds_what_one_process_fi
     assert sent[2][0] == [3, 3] and len(sent[2]) == len(sent[1]) > 2  # the refits of the C chosen: a third step
     assert all(columns == 1 for step in sent[2][1:] for columns in step)
     assert len(sent[2][1]) == 6 and len(sent[2][2]) == sum(sent[1][2])
+
+
+def _three_classes_one_separable() -> tuple:
+    """Two conflicting classes (liblinear stops some of their fits at 1,000 iterations at C = 100) and a third of its
+    own word: (features, classes, two stratified folds of seed 1, each fold's training features and classes and
+    test features)."""
+    import scipy.sparse as sp
+    from test_classifiers_search import conflicting_rows
+
+    conflicting, targets = conflicting_rows()
+    width = conflicting.shape[1]
+    own = sp.csr_matrix((np.ones(60), (np.arange(60), np.full(60, width - 1))), shape=(60, width))
+    features = sp.vstack([conflicting, own]).tocsr()
+    classes = np.concatenate([targets, np.full(60, 2)])
+    cuts = list(StratifiedKFold(2, shuffle=True, random_state=1).split(np.zeros(len(classes)), classes))
+    return features, classes, cuts, [(features[train], classes[train], features[test]) for train, test in cuts]
