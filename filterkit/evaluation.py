@@ -26,7 +26,7 @@ from filterkit.errors import FilterkitError
 from filterkit.evaluation_targets import target_fits
 from filterkit.formats import FormatOptions
 from filterkit.label_issues import FOLD_RECORD, LabelIssueFinder, fold_pulls
-from filterkit.lent_workers import lending, portable
+from filterkit.lent_workers import kept_for_workers, lending, portable
 from filterkit.measures import (
     MULTICLASS_MEASURES,
     PER_CLASS_MEASURES,
@@ -556,7 +556,7 @@ def shipped_dataset(dataset: Dataset):
 
     with tempfile.TemporaryDirectory(prefix="filterkit-rows-") as folder:
         path = os.path.join(folder, f"{uuid.uuid4().hex}.pickle")
-        with open(path, "wb") as stream:
+        with kept_for_workers("the rows", path), open(path, "wb") as stream:
             pickle.dump(dataset, stream, protocol=pickle.HIGHEST_PROTOCOL)
         yield path
 

@@ -17,7 +17,7 @@ from filterkit import evaluation
 from filterkit.arff.tokens import one_line
 from filterkit.errors import FilterkitError
 from filterkit.evaluation import MULTICLASS_TASK, ChainSpec, CheckedClassifier, Dataset, Settings
-from filterkit.lent_workers import portable
+from filterkit.lent_workers import kept_for_workers, portable
 from filterkit.linear_svm import FIT_ITERATIONS, SEARCH_ITERATIONS, stopped_fits, with_refits
 from filterkit.option_files import GIVEN_FILES, sent_files
 from filterkit.plugins import Registry
@@ -263,7 +263,8 @@ def kept_fold(registry: Registry, dataset: Dataset, chain: ChainSpec, task: str,
     import joblib
 
     texts, matrices, test_classes, columns = flat_fold(registry, dataset, chain, task, train, test, folds)
-    joblib.dump(matrices, path)
+    with kept_for_workers("a fold's features", path):
+        joblib.dump(matrices, path)
     return texts, path, test_classes, columns
 
 

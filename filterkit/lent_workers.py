@@ -40,7 +40,7 @@ class _Lent:
         """The file holding ``value``, written the first time it is sent in this block."""
         if id(value) not in self.sent:
             path = os.path.join(self.folder, f"{len(self.sent)}.pickle")
-            with open(path, "wb") as stream:
+            with kept_for_workers("a fit's rows", path), open(path, "wb") as stream:
                 pickle.dump(value, stream, protocol=pickle.HIGHEST_PROTOCOL)
             self.sent[id(value)] = (value, path)
         return self.sent[id(value)][1]
@@ -60,6 +60,21 @@ def lending(jobs: int) -> Iterator[None]:
             yield
         finally:
             _LENT.reset(token)
+
+
+@contextlib.contextmanager
+def kept_for_workers(what: str, path: str) -> Iterator[None]:
+    """Around writing ``what`` to ``path`` (a file of a run's folder in the temporary folder) for worker processes:
+    an OSError (a full disk) becomes a FilterkitError naming the temporary folder and ``TMPDIR``, as a spool that
+    cannot be written does."""
+    try:
+        yield
+    except OSError as error:
+        raise FilterkitError(
+            f"cannot keep {what} for the worker processes in the temporary folder "
+            f"{os.path.dirname(os.path.dirname(path))} "
+            f"({error.strerror or error}): free space there, set TMPDIR to a folder with room, or give --jobs 1"
+        ) from None
 
 
 def lent() -> int:

@@ -231,8 +231,9 @@ def _local_workers(jobs: int | None, engine: str, rows: int, fits: int | None) -
 
 
 def _first_pool_fits(chains: list[ChainSpec], search: str, folds: int) -> int | None:
-    """How many fits the candidates' first pool is given (every chain's folds: :func:`candidate_scores`,
-    :func:`flat_candidate_scores`); None where one chain is searched nested (no pool before the final fit)."""
+    """How many fits the candidates' pool is sized by (every chain's folds: :func:`candidate_scores` sends them
+    at once, :func:`flat_candidate_scores` the first chain's and then the others'); None where one chain is searched
+    nested (no pool before the final fit)."""
     return None if len(chains) == 1 and search != "flat" else len(chains) * folds
 
 

@@ -229,3 +229,30 @@ def test_train_with_more_jobs_than_candidate_fits_keeps_one_pool(monkeypatch, tm
     chains = [registry.parse_chain("l2"), registry.parse_chain("binarize l2")]
     train(str(OH0), chains, settings, registry, jobs=5, candidate_folds=2).save(tmp_path / "model.json")
     assert not [warning for warning in recwarn if "resize" in str(warning.message)]
+
+
+def test_a_full_temporary_folder_is_one_line_naming_it(monkeypatch, tmp_path):
+    """The rows kept for the workers (and a fold's features, a fit's rows: the same guard) on a full disk: a
+    FilterkitError naming the temporary folder and TMPDIR, no traceback, no file left."""
+    import errno
+    import pickle
+    import tempfile
+
+    from filterkit import evaluation
+
+    def full(*_, **__):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    monkeypatch.setattr(pickle, "dump", full)
+    with pytest.raises(FilterkitError) as raised:
+        with evaluation.shipped_dataset(None):
+            pass
+    assert str(raised.value) == (
+        f"cannot keep the rows for the worker processes in the temporary folder {tmp_path} (No space left on "
+        "device): free space there, set TMPDIR to a folder with room, or give --jobs 1"
+    )
+    assert list(tmp_path.iterdir()) == []
+    with pytest.raises(ValueError, match="not a write"):  # another error than the disk's passes as it is
+        with lent_workers.kept_for_workers("the rows", str(tmp_path / "run" / "rows")):
+            raise ValueError("not a write")
