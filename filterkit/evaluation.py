@@ -48,7 +48,7 @@ from filterkit.option_files import GIVEN_FILES, files_of, sent_files
 from filterkit.reports import Evaluation
 from filterkit.runner import Chain, class_hint, resolve_class
 from filterkit.schema import NOMINAL, Chunk, Schema, check_positive, take_rows
-from filterkit.sources import MemorySource
+from filterkit.sources import KeptChunks, MemorySource
 from filterkit.stage import feature_positions, task_choices
 from filterkit.tasks import CHAIN_WARNINGS, LABEL_SET, ChainSpec, Fits, Settings, Task, fold_of_row, read_rows, task_of
 from filterkit.thresholds import cut_label_set
@@ -441,10 +441,14 @@ def _classify_multiclass(call, dataset: Dataset, train: tuple, test: tuple, sett
 
 def fitted_chain(registry, dataset: Dataset, chain: ChainSpec, train, positive=None):
     """``chain`` fitted on the ``train`` rows: its output's class attribute, what it makes of some rows
-    (their classifier features and class codes), and the fitted :class:`Chain`."""
+    (their classifier features and class codes), and the fitted :class:`Chain`.  The fit keeps its passes
+    (:meth:`Chain.fit` with ``keep``), so that ``train``'s own features come from the chunks its last pass kept,
+    once: a fold's documents are cut into words once, not once by ``words``' pass, again by each later pass, and
+    again for the features (man pages' ``train``: 19.5 to 17.2 s)."""
     stages = [registry.make_stage(name, params) for name, params in chain.stages]
+    kept = KeptChunks()
     fitted = Chain(stages, class_spec=str(dataset.class_index + 1), positive=positive).fit(
-        MemorySource(dataset.schema, take_rows(dataset.data, train))
+        MemorySource(dataset.schema, take_rows(dataset.data, train)), keep=kept
     )
     assert fitted.output_schema is not None and fitted.class_name is not None  # fitted, with the class given
     output_schema = fitted.output_schema
@@ -457,7 +461,13 @@ def fitted_chain(registry, dataset: Dataset, chain: ChainSpec, train, positive=N
     refuse_featureless_chain(chain.text, output_schema, output_class)
 
     def prepared(rows):
-        transformed = next(iter(fitted.transform([take_rows(dataset.data, rows)])))
+        if rows is train and kept.stage_position is not None:
+            try:
+                transformed = next(iter(fitted.transform_kept(kept)))
+            finally:
+                kept.give_up()  # read once: a second call cuts the documents again
+        else:
+            transformed = next(iter(fitted.transform([take_rows(dataset.data, rows)])))
         return classifier_matrix(output_schema, transformed, output_class), transformed.column(output_class)
 
     return output_schema.attributes[output_class], prepared, fitted

@@ -210,3 +210,37 @@ def test_weights_given_as_a_list_are_kept_as_an_array(tmp_path):
         spool.seek(0)
         back, _ = sources._load_chunk(spool)
     assert back.weights.dtype == np.float64 and back.weights.tolist() == [0.5, 3.0]
+
+
+def test_a_folds_training_documents_are_cut_into_words_once(tmp_path, monkeypatch):
+    """``evaluate``'s and ``train``'s fit of a chain on a fold (:func:`~filterkit.evaluation.fitted_chain`) cuts
+    the fold's training documents into words once: ``idf``'s pass and the training rows' features read what
+    ``words``' pass kept (the documents were cut three times), the features those of the documents cut again."""
+    from filterkit.arff import read_arff
+    from filterkit.evaluation import Dataset, fitted_chain
+    from filterkit.schema import take_rows
+    from filterkit.tasks import ChainSpec
+
+    registry = load_plugins()
+    schema, data = read_arff(documents_file(tmp_path))
+    dataset = Dataset(schema, take_rows(data, np.flatnonzero(~np.isnan(data.column(3)))), 3)
+    words = type(registry.make_stage("words", {}))
+    counted, cut = words.counted, []
+
+    def counting(self, chunk, *arguments, **options):
+        cut.append(chunk.n_rows)
+        return counted(self, chunk, *arguments, **options)
+
+    monkeypatch.setattr(words, "counted", counting)
+    train, test = np.arange(200), np.arange(200, dataset.data.n_rows)
+    chain = ChainSpec("words --counts idf l2", [("words", {"counts": True}), ("idf", {}), ("l2", {})])
+    prepared = fitted_chain(registry, dataset, chain, train)[1]
+    (features, codes), tested = prepared(train), prepared(test)
+    assert cut == [200, len(test)]
+    again, again_codes = prepared(train.copy())  # other rows than the fit's: cut from the documents
+    assert cut == [200, len(test), 200]
+    assert features.shape == again.shape and features.shape[1] > 10
+    assert (features != again).nnz == 0 and np.array_equal(codes, again_codes)
+    assert tested[0].shape == (len(test), features.shape[1])
+    once_more = prepared(train)[0]  # what was kept is read once, then the documents are cut again
+    assert cut == [200, len(test), 200, 200] and (once_more != features).nnz == 0
