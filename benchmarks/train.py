@@ -69,8 +69,10 @@ F1 is scikit-learn's ``f1_score`` of the test file's labels (macro over the clas
 docs/RESULTS.md §10 computes it; filterkit's predicted labels are scored by :func:`f1_of`, the same figure.  The
 section of ``--out`` under "``train`` against GridSearchCV" is rewritten with the command line, date, commit,
 cores, load average, the table and, per corpus, the ratios filterkit ÷ GridSearchCV (CPU with one job each, wall
-with every core each) and compare-1 ÷ cv-1 (CPU) beside them (issue 75's goal: ``evaluate --compare`` at the same
-ratio to the equivalent ``cross_validate`` loop as ``train`` to ``GridSearchCV``).
+with every core each), a route with every core against the same with one (wall: ``train`` alone, the command
+``--jobs`` is an option of, as issue 75's two-core goal measures it; and with ``predict``, which runs alike in both)
+and compare-1 ÷ cv-1 (CPU) beside them (issue 75's goal: ``evaluate --compare`` at the same ratio to the equivalent
+``cross_validate`` loop as ``train`` to ``GridSearchCV``).
 """
 
 from __future__ import annotations
@@ -380,9 +382,11 @@ def run_route(route: str, paths: dict[str, Path], positive: str | None, folder: 
     output = folder / f"{paths['train'].stem}.{route}.out"
     wall = cpu = 0.0
     peak = 0
+    walls = []
     for command in route_commands(route, paths, positive, folder):
         elapsed, rss, used = measure(command, output)
         wall, cpu, peak = wall + elapsed, cpu + used, max(peak, rss)
+        walls.append(elapsed)
     if route.startswith(("grid", "cv")):
         found = json.loads(output.read_text())
         f1, picked = found["f1"], found["picked"]
@@ -395,7 +399,7 @@ def run_route(route: str, paths: dict[str, Path], positive: str | None, folder: 
         f1 = f1_of(truth, predicted, positive)
         model = json.loads((folder / f"{paths['train'].stem}.{route}.json").read_text())
         picked = model["classifier"]["chain"]
-    return {"wall": wall, "cpu": cpu, "peak": peak, "f1": f1, "picked": picked}
+    return {"wall": wall, "first_wall": walls[0], "cpu": cpu, "peak": peak, "f1": f1, "picked": picked}
 
 
 def main() -> None:
@@ -541,6 +545,12 @@ def format_report(runs: dict[tuple[str, str], list[dict]], sizes: dict, repeats:
                     ratio = median_of(ours, measured) / median_of(theirs, measured)
                     change = median_of(ours, "f1") - median_of(theirs, "f1")
                     parts.append(f"{kind}-{jobs} ÷ grid-{jobs}: {measured} {ratio:.2f}×, F1 {change:+.4f}")
+        for kind in ("full", "early", "flat", "nested"):
+            one, every = found.get(f"{kind}-1"), found.get(f"{kind}-all")
+            if one and every and all("first_wall" in run for run in one + every):
+                alone = median_of(every, "first_wall") / median_of(one, "first_wall")
+                together = median_of(every, "wall") / median_of(one, "wall")
+                parts.append(f"{kind}-all ÷ {kind}-1, wall: `train` alone {alone:.2f}×, with `predict` {together:.2f}×")
         compared, looped = found.get("compare-1"), found.get("cv-1")
         if compared and looped:
             ratio = median_of(compared, "cpu") / median_of(looped, "cpu")
