@@ -442,32 +442,35 @@ def _classify_multiclass(call, dataset: Dataset, train: tuple, test: tuple, sett
 def fitted_chain(registry, dataset: Dataset, chain: ChainSpec, train, positive=None):
     """``chain`` fitted on the ``train`` rows: its output's class attribute, what it makes of some rows
     (their classifier features and class codes), and the fitted :class:`Chain`.  The fit keeps its passes
-    (:meth:`Chain.fit` with ``keep``), so that ``train``'s own features come from the chunks its last pass kept,
-    once: a fold's documents are cut into words once, not once by ``words``' pass, again by each later pass, and
-    again for the features (man pages' ``train``: 19.5 to 17.2 s)."""
+    (:meth:`Chain.fit` with ``keep``) and the first call, given ``train`` itself, makes its features of the chunks
+    the last pass kept: a fold's documents are cut into words once, not again by each later pass and again for the
+    features (man pages' ``train``: 19.5 to 17.2 s).  What was kept is closed at the first call, or at an error."""
     stages = [registry.make_stage(name, params) for name, params in chain.stages]
     kept = KeptChunks()
-    fitted = Chain(stages, class_spec=str(dataset.class_index + 1), positive=positive).fit(
-        MemorySource(dataset.schema, take_rows(dataset.data, train)), keep=kept
-    )
-    assert fitted.output_schema is not None and fitted.class_name is not None  # fitted, with the class given
-    output_schema = fitted.output_schema
-    if all(attribute.name != fitted.class_name for attribute in output_schema.attributes):
-        raise FilterkitError(
-            f"the chain '{chain.text}' removes the class attribute '{fitted.class_name}', which the classifier "
-            "learns from"
+    try:
+        fitted = Chain(stages, class_spec=str(dataset.class_index + 1), positive=positive).fit(
+            MemorySource(dataset.schema, take_rows(dataset.data, train)), keep=kept
         )
-    output_class = output_schema.index_of(fitted.class_name)
-    refuse_featureless_chain(chain.text, output_schema, output_class)
+        assert fitted.output_schema is not None and fitted.class_name is not None  # fitted, with the class given
+        output_schema = fitted.output_schema
+        if all(attribute.name != fitted.class_name for attribute in output_schema.attributes):
+            raise FilterkitError(
+                f"the chain '{chain.text}' removes the class attribute '{fitted.class_name}', which the classifier "
+                "learns from"
+            )
+        output_class = output_schema.index_of(fitted.class_name)
+        refuse_featureless_chain(chain.text, output_schema, output_class)
+    except BaseException:
+        kept.close()
+        raise
 
     def prepared(rows):
-        if rows is train and kept.stage_position is not None:
-            try:
-                transformed = next(iter(fitted.transform_kept(kept)))
-            finally:
-                kept.give_up()  # read once: a second call cuts the documents again
-        else:
-            transformed = next(iter(fitted.transform([take_rows(dataset.data, rows)])))
+        try:
+            reading = rows is train and kept.stage_position is not None
+            chunks = fitted.transform_kept(kept) if reading else fitted.transform([take_rows(dataset.data, rows)])
+            transformed = next(iter(chunks))
+        finally:
+            kept.give_up()
         return classifier_matrix(output_schema, transformed, output_class), transformed.column(output_class)
 
     return output_schema.attributes[output_class], prepared, fitted

@@ -244,3 +244,20 @@ def test_a_folds_training_documents_are_cut_into_words_once(tmp_path, monkeypatc
     assert tested[0].shape == (len(test), features.shape[1])
     once_more = prepared(train)[0]  # what was kept is read once, then the documents are cut again
     assert cut == [200, len(test), 200, 200] and (once_more != features).nnz == 0
+
+
+def test_what_a_refused_chain_kept_is_closed_at_once(monkeypatch):
+    """A chain refused after its fit (here: nothing left but the class) closes the file its passes kept before the
+    error leaves :func:`~filterkit.evaluation.fitted_chain`, not when the error's frames are collected."""
+    from chain_helpers import read_bytes
+    from filterkit.errors import FilterkitError
+    from filterkit.evaluation import Dataset, fitted_chain
+    from filterkit.tasks import ChainSpec
+
+    schema, data = read_bytes((REAL / "iris.arff").read_bytes())
+    close, closed = KeptChunks.close, []
+    monkeypatch.setattr(KeptChunks, "close", lambda self: closed.append(self._spool is not None) or close(self))
+    chain = ChainSpec("minmax remove --type numeric", [("minmax", {}), ("remove", {"type": "numeric"})])
+    with pytest.raises(FilterkitError, match="no numeric feature"):
+        fitted_chain(load_plugins(), Dataset(schema, data, 4), chain, np.arange(100))
+    assert True in closed
