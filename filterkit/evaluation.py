@@ -48,7 +48,7 @@ from filterkit.option_files import GIVEN_FILES, files_of, sent_files
 from filterkit.reports import Evaluation
 from filterkit.runner import Chain, class_hint, resolve_class
 from filterkit.schema import NOMINAL, Chunk, Schema, check_positive, take_rows
-from filterkit.sources import KeptChunks, MemorySource
+from filterkit.sources import MemorySource, kept_for_rows
 from filterkit.stage import feature_positions, task_choices
 from filterkit.tasks import CHAIN_WARNINGS, LABEL_SET, ChainSpec, Fits, Settings, Task, fold_of_row, read_rows, task_of
 from filterkit.thresholds import cut_label_set
@@ -446,10 +446,11 @@ def fitted_chain(registry, dataset: Dataset, chain: ChainSpec, train, positive=N
     the last pass kept: a fold's documents are cut into words once, not again by each later pass and again for the
     features (man pages' ``train``: 19.5 to 17.2 s).  What was kept is closed at the first call, or at an error."""
     stages = [registry.make_stage(name, params) for name, params in chain.stages]
-    kept = KeptChunks()
+    rows = take_rows(dataset.data, train)
+    kept = kept_for_rows(rows)
     try:
         fitted = Chain(stages, class_spec=str(dataset.class_index + 1), positive=positive).fit(
-            MemorySource(dataset.schema, take_rows(dataset.data, train)), keep=kept
+            MemorySource(dataset.schema, rows), keep=kept
         )
         assert fitted.output_schema is not None and fitted.class_name is not None  # fitted, with the class given
         output_schema = fitted.output_schema

@@ -233,6 +233,14 @@ class KeptChunks(_Spooling):
             yield _load_chunk(spool)
 
 
+def kept_for_rows(chunk: Chunk) -> KeptChunks:
+    """A store for a fit's passes over rows held in memory (a fold's), bounded as a file's is
+    (:data:`MOST_KEPT_PER_INPUT_BYTE`) by what the rows take: their values' bytes and their texts' characters."""
+    values = chunk.values
+    size = values.data.nbytes if chunk.is_sparse else values.nbytes
+    return KeptChunks(size + sum(len(text) for texts in chunk.text.values() for text in texts if isinstance(text, str)))
+
+
 class StreamSource(_Spooling):
     """A stream of a format that ``streams`` (ARFF) read once, as it comes; :meth:`spool` makes it re-readable."""
 

@@ -261,3 +261,28 @@ def test_what_a_refused_chain_kept_is_closed_at_once(monkeypatch):
     with pytest.raises(FilterkitError, match="no numeric feature"):
         fitted_chain(load_plugins(), Dataset(schema, data, 4), chain, np.arange(100))
     assert True in closed
+
+
+def test_a_folds_passes_keep_at_most_four_bytes_a_byte_of_its_rows(tmp_path, monkeypatch):
+    """A fold's fit keeps its passes within :data:`~filterkit.sources.MOST_KEPT_PER_INPUT_BYTE` of its rows' bytes,
+    as a file's fit does: ``words``' kept form of every 1- to 7-gram of words is past it (84 kB of 20 kB), so the fit
+    keeps nothing and the training features are cut from the documents again, the same features."""
+    from filterkit.arff import read_arff
+    from filterkit.evaluation import Dataset, fitted_chain
+    from filterkit.schema import take_rows
+    from filterkit.tasks import ChainSpec
+
+    registry = load_plugins()
+    schema, data = read_arff(documents_file(tmp_path))
+    dataset = Dataset(schema, take_rows(data, np.flatnonzero(~np.isnan(data.column(3)))), 3)
+    words = type(registry.make_stage("words", {}))
+    counted, cut = words.counted, []
+    monkeypatch.setattr(
+        words, "counted", lambda self, chunk, *a, **k: cut.append(chunk.n_rows) or counted(self, chunk, *a, **k)
+    )
+    train = np.arange(200)
+    grams = {"counts": True, "ngrams": "1-7"}
+    prepared = fitted_chain(registry, dataset, ChainSpec("words", [("words", grams), ("l2", {})]), train)[1]
+    features = prepared(train)[0]
+    assert cut == [200, 200]
+    assert (features != prepared(train.copy())[0]).nnz == 0
