@@ -12,8 +12,10 @@ corrected resampled t-test) or, on a test file, over rows (McNemar on exact labe
 
 from __future__ import annotations
 
+import contextlib
 import functools
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -25,7 +27,7 @@ from filterkit.measures import corrected_resampled_t_test, mcnemar, micro_measur
 from filterkit.reports import Evaluation
 from filterkit.runner import Chain
 from filterkit.schema import NOMINAL, Chunk, Schema, take_rows
-from filterkit.sources import MemorySource
+from filterkit.sources import MemorySource, kept_for_rows
 from filterkit.tasks import CHAIN_WARNINGS, ChainSpec, Fits, Settings, Task, fold_of_row, read_rows
 from filterkit.thresholds import cut_label_set
 
@@ -220,13 +222,10 @@ def _with_label(registry, stages: list[tuple[str, dict]], label: str) -> list[tu
 def _features(registry, dataset: LabelledData, chain: ChainSpec, stages, train, test) -> tuple:
     """The classifier's features of the ``train`` and ``test`` rows, ``stages`` fitted on the ``train`` rows, the
     chain's warnings and a function giving the features' names (worked out once, where a label asks)."""
-    fitted, left_out = fitted_label_chain(registry, dataset, chain, stages, train)
+    fitted, left_out, train_features = fitted_label_chain(registry, dataset, chain, stages, train)
     schema = fitted.output_schema
     assert schema is not None  # fitted
-    train_features, test_features = (
-        classifier_matrix(schema, next(iter(fitted.transform([take_rows(dataset.data, rows)]))), left_out)
-        for rows in (train, test)
-    )
+    test_features = classifier_matrix(schema, next(iter(fitted.transform([take_rows(dataset.data, test)]))), left_out)
     return (
         train_features,
         test_features,
@@ -235,27 +234,37 @@ def _features(registry, dataset: LabelledData, chain: ChainSpec, stages, train, 
     )
 
 
-def fitted_label_chain(registry, dataset: LabelledData, chain: ChainSpec, stages, train) -> tuple[Chain, tuple]:
-    """``stages`` (of ``chain``) fitted on the ``train`` rows, and the label attributes' positions in its output;
-    FilterkitError for a chain that removes a label or leaves the classifiers no feature."""
+def fitted_label_chain(registry, dataset: LabelledData, chain: ChainSpec, stages, train) -> tuple[Chain, tuple, Any]:
+    """``stages`` (of ``chain``) fitted on the ``train`` rows, the label attributes' positions in its output and the
+    classifier's features of those rows, made of what the fit's last pass kept (a fold's documents cut into words
+    once, as :func:`~filterkit.evaluation.fitted_chain` does); FilterkitError for a chain that removes a label or
+    leaves the classifiers no feature."""
     fitted = Chain(
         [registry.make_stage(name, params) for name, params in stages], class_spec=None, labels=dataset.named
     )
-    fitted.fit(MemorySource(dataset.schema, take_rows(dataset.data, train)))
-    schema = fitted.output_schema
-    assert schema is not None  # fitted
-    left_out = label_positions(schema, dataset.labels)
-    if len(left_out) < len(dataset.labels):
-        raise FilterkitError(f"the chain '{chain.text}' removes label attributes, which the classifiers learn from")
-    if not any(
-        (attribute.is_numeric or attribute.kind == NOMINAL and attribute.labels) and position not in left_out
-        for position, attribute in enumerate(schema.attributes)
-    ):
-        raise FilterkitError(
-            f"the chain '{chain.text}' leaves the classifier no numeric feature besides the labels: turn text into "
-            "word vectors with words"
+    rows = take_rows(dataset.data, train)
+    kept = kept_for_rows(rows)
+    with contextlib.closing(kept):
+        fitted.fit(MemorySource(dataset.schema, rows), keep=kept)
+        schema = fitted.output_schema
+        assert schema is not None  # fitted
+        left_out = label_positions(schema, dataset.labels)
+        if len(left_out) < len(dataset.labels):
+            raise FilterkitError(f"the chain '{chain.text}' removes label attributes, which the classifiers learn from")
+        if not any(
+            (attribute.is_numeric or attribute.kind == NOMINAL and attribute.labels) and position not in left_out
+            for position, attribute in enumerate(schema.attributes)
+        ):
+            raise FilterkitError(
+                f"the chain '{chain.text}' leaves the classifier no numeric feature besides the labels: turn text "
+                "into word vectors with words"
+            )
+        chunks = (
+            fitted.transform_kept(kept)
+            if kept.stage_position is not None
+            else fitted.transform([take_rows(dataset.data, train)])
         )
-    return fitted, left_out
+        return fitted, left_out, classifier_matrix(schema, next(iter(chunks)), left_out)
 
 
 def _fit_label(registry, settings: Settings, truth: np.ndarray, train_features, test_features) -> tuple:

@@ -514,10 +514,8 @@ def train_labels(
     rows_text = f"{len(dataset.truth):,} rows"
     with progress.working(f"fitting '{chosen.text}' and a classifier per label on all {rows_text}", True):
         rows = np.arange(len(dataset.truth))
-        fitted, left_out = evaluation_targets.fitted_label_chain(registry, dataset, chosen, chosen.stages, rows)
-        assert fitted.output_schema is not None  # fitted
-        features = evaluation.classifier_matrix(
-            fitted.output_schema, next(iter(fitted.transform([dataset.data]))), left_out
+        fitted, left_out, features = evaluation_targets.fitted_label_chain(
+            registry, dataset, chosen, chosen.stages, rows
         )
         per_label: list[dict] = []
         classifiers: list[CheckedClassifier | None] = []

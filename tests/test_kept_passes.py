@@ -286,3 +286,29 @@ def test_a_folds_passes_keep_at_most_four_bytes_a_byte_of_its_rows(tmp_path, mon
     features = prepared(train)[0]
     assert cut == [200, 200]
     assert (features != prepared(train.copy())[0]).nnz == 0
+
+
+def test_a_label_set_folds_training_documents_are_cut_into_words_once(monkeypatch):
+    """A label-set chain's fit on a fold (:func:`~filterkit.evaluation_targets.fitted_label_chain`, ``evaluate``'s and
+    ``train``'s) makes the training rows' features of what ``idf``'s pass kept: the documents are cut into words once
+    (three times before), and the features are those of the documents cut again."""
+    from filterkit.arff import read_arff
+    from filterkit.classifying import classifier_matrix
+    from filterkit.evaluation_targets import LabelledData, fitted_label_chain
+    from filterkit.schema import take_rows
+    from filterkit.tasks import ChainSpec
+
+    registry = load_plugins()
+    schema, data = read_arff(str(Path(__file__).parent / "data" / "multilabel" / "reuters-grain-corn.arff"))
+    dataset = LabelledData(schema, data, ("grain", "corn"), None, np.column_stack([data.column(0), data.column(1)]))
+    words = type(registry.make_stage("words", {}))
+    counted, cut = words.counted, []
+    monkeypatch.setattr(
+        words, "counted", lambda self, chunk, *a, **k: cut.append(chunk.n_rows) or counted(self, chunk, *a, **k)
+    )
+    stages = [("words", {"counts": True}), ("idf", {}), ("l2", {})]
+    train = np.arange(0, data.n_rows, 2)
+    fitted, left_out, features = fitted_label_chain(registry, dataset, ChainSpec("w", stages), stages, train)
+    assert cut == [len(train)]
+    again = classifier_matrix(fitted.output_schema, next(iter(fitted.transform([take_rows(data, train)]))), left_out)
+    assert features.shape == again.shape and features.shape[1] > 100 and (features != again).nnz == 0
