@@ -11,6 +11,7 @@ and 1) becomes label attributes ``{0,1}`` after them, MEKA's ``-C -k`` (docs/skl
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
 import itertools
@@ -59,7 +60,7 @@ from filterkit.sklearn_inputs import (
 from filterkit.sklearn_loading import Loaded as Loaded
 from filterkit.sklearn_loading import load as load
 from filterkit.sklearn_loading import load_arff as load_arff
-from filterkit.sources import MemorySource
+from filterkit.sources import MemorySource, kept_for_rows
 from filterkit.stage import DECLARED_ACCEPTS, Accepts, Option, Stage
 from filterkit.updating import saved_statistics, updated_chain
 
@@ -119,6 +120,21 @@ class FilterkitTransformer(TransformerMixin, BaseEstimator):
         """Fit the stage on X, and on y as the class when the stage learns from one or y holds class labels;
         a label matrix Y (n × labels of 0 and 1, dense or sparse) is several labels a row, each learned from
         as the command line learns from MEKA's labels (ignored by a stage that learns from no class)."""
+        self._fit(X, y)
+        return self
+
+    def fit_transform(self, X, y=None):
+        """``fit(X, y).transform(X)``, the same values, X's made of what the fit's pass kept where its stage keeps
+        one: ``WordVector`` cuts the documents into words once, not again for the transform."""
+        chain, kept = self._fit(X, y, keeping=True)
+        with contextlib.closing(kept):
+            if kept.stage_position is None:
+                return self.transform(X)
+            read = self._fitted_rows(X)[0]
+            return self._as_output(self._failing_as_value_error(lambda: next(iter(chain.transform_kept(kept)))), read)
+
+    def _fit(self, X, y, keeping: bool = False):
+        """:meth:`fit`: the chain fitted, and (``keeping``) what its pass kept (None: not asked)."""
         required = self._learns_from_y()
         y = as_targets(y)
         matrix = required and is_label_matrix(y)
@@ -146,19 +162,24 @@ class FilterkitTransformer(TransformerMixin, BaseEstimator):
         chain = Chain([stage], class_spec="last" if labels else None, positive=self._positive_label())
         chain.kept_statistics = {}
         rows = Chunk(with_targets(X, targets, len(schema) - len(attributes)), text)
-        self._failing_as_value_error(chain.fit, MemorySource(schema, rows))
-        output = stage.output_schema()
-        unread = [a.name for a in output.attributes if a.kind in TEXT_KINDS]
-        if unread:
-            raise ValueError(
-                f"{type(self).__name__}: stage '{stage.name}' passes the text of {', '.join(map(repr, unread))} "
-                "through unread, and a transformer's output is numbers: turn it into words first (WordVector)"
-            )
+        kept = kept_for_rows(rows) if keeping else None
+        try:
+            self._failing_as_value_error(lambda: chain.fit(MemorySource(schema, rows), keep=kept))
+            unread = [a.name for a in stage.output_schema().attributes if a.kind in TEXT_KINDS]
+            if unread:
+                raise ValueError(
+                    f"{type(self).__name__}: stage '{stage.name}' passes the text of {', '.join(map(repr, unread))} "
+                    "through unread, and a transformer's output is numbers: turn it into words first (WordVector)"
+                )
+        except BaseException:
+            if kept is not None:
+                kept.close()
+            raise
         self.input_schema_ = schema
         self.class_labels_ = labels
         self.label_names_ = names
         self._keep_fitted(chain)
-        return self
+        return chain, kept
 
     def _label_matrix(
         self, Y, n_rows: int, feature_names: list[str], unnamed: tuple[str, ...] = ()
@@ -332,11 +353,16 @@ class FilterkitTransformer(TransformerMixin, BaseEstimator):
     def transform(self, X):
         """X with the fitted stage applied: sparse stays sparse, dense stays dense."""
         check_is_fitted(self)
-        chain, _, kept = self._fitted_transform()
+        chain = self._fitted_transform()[0]
         X, text = self._fitted_rows(X)
         rows = Chunk(with_targets(X, None, self._n_targets()), text)
-        transformed = self._failing_as_value_error(lambda: next(iter(chain.transform([rows]))))
+        return self._as_output(self._failing_as_value_error(lambda: next(iter(chain.transform([rows])))), X)
+
+    def _as_output(self, transformed: Chunk, X):
+        """``transformed``'s values without the class or labels, sparse as X's array type is (a sparse array, else a
+        sparse matrix) where they are sparse, else a dense array of float64."""
         values = transformed.values
+        kept = self._fitted_transform()[2]
         if kept is not None:
             values = values[:, kept]
         if sp.issparse(values):

@@ -199,3 +199,34 @@ def test_word_vector_on_numbers_is_a_value_error_and_its_tags_say_it_takes_docum
         WordVector().fit(np.eye(3), ["a", "b", "a"])
     tags = WordVector().__sklearn_tags__().input_tags
     assert (tags.string, tags.two_d_array) == (True, False)
+
+
+def test_word_vector_fit_transform_cuts_the_documents_once_into_fit_then_transform_s_values(monkeypatch):
+    """``fit_transform`` makes X's values of what the fit's pass kept (the documents cut into words once, where fit
+    then transform cut them twice), the values of fit then transform, whatever X's form; a frame's numbers pass
+    through beside the words, and a stage fitted on a sparse array gives one."""
+    from filterkit.plugins import load_plugins
+
+    words = type(load_plugins().make_stage("words", {}))
+    counted, cut = words.counted, []
+    monkeypatch.setattr(
+        words, "counted", lambda self, chunk, *a, **k: cut.append(chunk.n_rows) or counted(self, chunk, *a, **k)
+    )
+    X, y, _ = load_arff(SAMPLE)
+    frame, target, _ = load_arff(SAMPLE, as_frame=True)
+    frame["n"] = np.arange(len(frame), dtype=float)
+    options = {"lowercase": True, "ngrams": "1-2", "words_to_keep": 50}
+    for given, labels in [(X[:, 0].tolist(), y), (frame, target)]:
+        cut.clear()
+        vector = WordVector(**options)
+        once = vector.fit_transform(given, labels)
+        assert cut == [60]
+        expected = WordVector(**options).fit(given, labels).transform(given)
+        assert cut == [60, 60, 60] and isinstance(once, sp.csr_matrix)
+        assert once.shape == expected.shape and once.shape[1] > 50 and (once != expected).nnz == 0
+    column = vector.get_feature_names_out().tolist().index("n")
+    np.testing.assert_array_equal(once[:, [column]].toarray().ravel(), frame["n"].to_numpy())
+    counts = sp.csr_array(expected)
+    shaped = Shaper().fit_transform(counts, y)
+    assert isinstance(shaped, sp.csr_array)
+    assert (shaped != Shaper().fit(counts, y).transform(counts)).nnz == 0 and shaped.nnz > 0
