@@ -171,14 +171,14 @@ class FilterkitTransformer(TransformerMixin, BaseEstimator):
                     f"{type(self).__name__}: stage '{stage.name}' passes the text of {', '.join(map(repr, unread))} "
                     "through unread, and a transformer's output is numbers: turn it into words first (WordVector)"
                 )
+            self.input_schema_ = schema
+            self.class_labels_ = labels
+            self.label_names_ = names
+            self._keep_fitted(chain)
         except BaseException:
             if kept is not None:
                 kept.close()
             raise
-        self.input_schema_ = schema
-        self.class_labels_ = labels
-        self.label_names_ = names
-        self._keep_fitted(chain)
         return chain, kept
 
     def _label_matrix(

@@ -235,7 +235,8 @@ class KeptChunks(_Spooling):
 
 def kept_for_rows(chunk: Chunk) -> KeptChunks:
     """A store for a fit's passes over rows held in memory (a fold's), bounded as a file's is
-    (:data:`MOST_KEPT_PER_INPUT_BYTE`) by what the rows take: their values' bytes and their texts' characters."""
+    (:data:`MOST_KEPT_PER_INPUT_BYTE`) by what the rows take: their values' bytes and their texts' characters (a
+    byte each: a text not in ASCII keeps less than a file of it would)."""
     values = chunk.values
     size = values.data.nbytes if chunk.is_sparse else values.nbytes
     return KeptChunks(size + sum(len(text) for texts in chunk.text.values() for text in texts if isinstance(text, str)))
@@ -447,6 +448,8 @@ class MemorySource:
     """Rows held in memory, served as one chunk, as many times as a chain needs."""
 
     size = None
+    #: a pass reads the rows already parsed: a fit keeps no copy of them, only a stage's own form of them (``words``')
+    rereads_chunks = True
     header_comments: tuple[str, ...] = ()
     reading = ARFF_READING
 

@@ -246,21 +246,28 @@ def test_a_folds_training_documents_are_cut_into_words_once(tmp_path, monkeypatc
     assert cut == [200, len(test), 200, 200] and (once_more != features).nnz == 0
 
 
-def test_what_a_refused_chain_kept_is_closed_at_once(monkeypatch):
-    """A chain refused after its fit (here: nothing left but the class) closes the file its passes kept before the
-    error leaves :func:`~filterkit.evaluation.fitted_chain`, not when the error's frames are collected."""
-    from chain_helpers import read_bytes
+def test_what_a_refused_chain_kept_is_closed_at_once(tmp_path, monkeypatch):
+    """A chain refused after its fit (here: nothing left but the class) closes the file its passes kept (``words``'
+    counts) before the error leaves :func:`~filterkit.evaluation.fitted_chain`, not when the error's frames are
+    collected; rows in memory are not copied (:attr:`~filterkit.sources.MemorySource.rereads_chunks`)."""
+    from filterkit.arff import read_arff
     from filterkit.errors import FilterkitError
     from filterkit.evaluation import Dataset, fitted_chain
+    from filterkit.schema import take_rows
     from filterkit.tasks import ChainSpec
 
-    schema, data = read_bytes((REAL / "iris.arff").read_bytes())
+    schema, data = read_arff(documents_file(tmp_path))
+    dataset = Dataset(schema, take_rows(data, np.flatnonzero(~np.isnan(data.column(3)))), 3)
     close, closed = KeptChunks.close, []
     monkeypatch.setattr(KeptChunks, "close", lambda self: closed.append(self._spool is not None) or close(self))
-    chain = ChainSpec("minmax remove --type numeric", [("minmax", {}), ("remove", {"type": "numeric"})])
-    with pytest.raises(FilterkitError, match="no numeric feature"):
-        fitted_chain(load_plugins(), Dataset(schema, data, 4), chain, np.arange(100))
-    assert True in closed
+    for text, stages, kept in [
+        ("words remove --type numeric", [("words", {}), ("remove", {"type": "numeric"})], True),
+        ("minmax remove --type numeric", [("minmax", {}), ("remove", {"type": "numeric"})], False),
+    ]:
+        closed.clear()
+        with pytest.raises(FilterkitError, match="no numeric feature"):
+            fitted_chain(load_plugins(), dataset, ChainSpec(text, stages), np.arange(100))
+        assert (True in closed) is kept
 
 
 def test_a_folds_passes_keep_at_most_four_bytes_a_byte_of_its_rows(tmp_path, monkeypatch):
