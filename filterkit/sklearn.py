@@ -164,13 +164,7 @@ class FilterkitTransformer(TransformerMixin, BaseEstimator):
         rows = Chunk(with_targets(X, targets, len(schema) - len(attributes)), text)
         kept = kept_for_rows(rows) if keeping else None
         try:
-            self._failing_as_value_error(lambda: chain.fit(MemorySource(schema, rows), keep=kept))
-            unread = [a.name for a in stage.output_schema().attributes if a.kind in TEXT_KINDS]
-            if unread:
-                raise ValueError(
-                    f"{type(self).__name__}: stage '{stage.name}' passes the text of {', '.join(map(repr, unread))} "
-                    "through unread, and a transformer's output is numbers: turn it into words first (WordVector)"
-                )
+            self._fit_chain(chain, MemorySource(schema, rows), kept)
             self.input_schema_ = schema
             self.class_labels_ = labels
             self.label_names_ = names
@@ -180,6 +174,18 @@ class FilterkitTransformer(TransformerMixin, BaseEstimator):
                 kept.close()
             raise
         return chain, kept
+
+    def _fit_chain(self, chain: Chain, rows: MemorySource, kept) -> None:
+        """``chain``'s one stage fitted on ``rows``, its pass kept in ``kept`` (None: nothing kept); ValueError for a
+        stage that passes text through unread."""
+        self._failing_as_value_error(lambda: chain.fit(rows, keep=kept))
+        stage = chain.stages[0]
+        unread = [a.name for a in stage.output_schema().attributes if a.kind in TEXT_KINDS]
+        if unread:
+            raise ValueError(
+                f"{type(self).__name__}: stage '{stage.name}' passes the text of {', '.join(map(repr, unread))} "
+                "through unread, and a transformer's output is numbers: turn it into words first (WordVector)"
+            )
 
     def _label_matrix(
         self, Y, n_rows: int, feature_names: list[str], unnamed: tuple[str, ...] = ()
