@@ -444,7 +444,7 @@ def fitted_chain(registry, dataset: Dataset, chain: ChainSpec, train, positive=N
     (their classifier features and class codes), and the fitted :class:`Chain`.  The fit keeps its passes
     (:meth:`Chain.fit` with ``keep``) and the first call, given ``train`` itself, makes its features of the chunks
     the last pass kept: a fold's documents are cut into words once, not again by each later pass and again for the
-    features (man pages' ``train``: 19.5 to 17.2 s).  What was kept is closed at the first call, or at an error."""
+    features.  What was kept is closed at the first call, or at an error."""
     stages = [registry.make_stage(name, params) for name, params in chain.stages]
     rows = take_rows(dataset.data, train)
     kept = kept_for_rows(rows)

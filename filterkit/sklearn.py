@@ -130,8 +130,7 @@ class FilterkitTransformer(TransformerMixin, BaseEstimator):
         with contextlib.closing(kept):
             if kept.stage_position is None:
                 return self.transform(X)
-            read = self._fitted_rows(X)[0]
-            return self._as_output(self._failing_as_value_error(lambda: next(iter(chain.transform_kept(kept)))), read)
+            return self._as_output(self._failing_as_value_error(lambda: next(iter(chain.transform_kept(kept)))), X)
 
     def _fit(self, X, y, keeping: bool = False):
         """:meth:`fit`: the chain fitted, and (``keeping``) what its pass kept (None: not asked)."""
