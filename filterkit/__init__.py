@@ -18,10 +18,10 @@ def train(path, chains=None, *, jobs=1, search="auto", engine="local", scheduler
     """Fit a chain and a classifier on the file at ``path`` as ``filterkit train`` does
     (:func:`filterkit.training.train`): ``chains`` are the candidates as typed (``"shape bns l2"``; None:
     the default ones), ``settings`` :class:`filterkit.evaluation.Settings`' fields (``positive="grain"``,
-    ``multiclass=True``); the candidates scored in ``jobs`` processes (None: one per core from 5,000 rows), or on
-    Dask (``engine="dask"``: at ``scheduler``, else a local cluster of ``workers``), by the ``search`` ``auto``
-    (flat for several candidates with ``multiclass=True`` on more than two classes, else nested), ``nested`` or
-    ``flat``, the same model whichever number of processes; ``.save(PATH)`` writes the model."""
+    ``multiclass=True``); the candidates scored in ``jobs`` processes (None: one per core; off Linux, from 5,000
+    rows), or on Dask (``engine="dask"``: at ``scheduler``, else a local cluster of ``workers``), by the ``search``
+    ``auto`` (flat for several candidates with ``multiclass=True`` on more than two classes, else nested),
+    ``nested`` or ``flat``, the same model whichever number of processes; ``.save(PATH)`` writes the model."""
     from filterkit.evaluation import Settings
     from filterkit.plugins import load_plugins
     from filterkit.training import train as fit

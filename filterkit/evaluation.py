@@ -26,7 +26,7 @@ from filterkit.errors import FilterkitError
 from filterkit.evaluation_targets import target_fits
 from filterkit.formats import FormatOptions
 from filterkit.label_issues import FOLD_RECORD, LabelIssueFinder, fold_pulls
-from filterkit.lent_workers import kept_for_workers, lending, portable
+from filterkit.lent_workers import FORKED, WorkerPool, lending, portable, received, shipped
 from filterkit.measures import (
     MULTICLASS_MEASURES,
     PER_CLASS_MEASURES,
@@ -81,11 +81,11 @@ def usable_cores() -> int:
         return os.cpu_count() or 1
 
 
-#: The training rows from which ``--jobs`` left out starts a worker per core.  Below, a worker's start (about 2.5 s
-#: of CPU: Python, numpy, scikit-learn and the plugins, in each) costs more than its share of the fits saves: on
-#: Reuters grain (1,554 rows) two workers on two cores took more CPU and no less wall time than one process, on
-#: 8,000 Debian descriptions in ten sections half the wall time.
-POOL_FROM_ROWS = 5_000
+#: The training rows from which ``--jobs`` left out starts a worker per core, and workers are lent to a single fit:
+#: any number where they are forked (a start of milliseconds, :data:`~filterkit.lent_workers.FORKED`); elsewhere
+#: 5,000, under which a worker's start (about 2.5 s of CPU: Python, numpy, scikit-learn and the plugins, in each)
+#: costs more than its share of the fits saves (Reuters grain's 1,554 rows: more CPU and no less wall time).
+POOL_FROM_ROWS = 0 if FORKED else 5_000
 
 
 #: Where :func:`run_fits` fits when told nothing else: (jobs, engine, (scheduler, local workers), plugins folder).
@@ -521,8 +521,9 @@ def run_fits(
             stack.enter_context(lending(lent))  # a single fit: the pool's workers take its classifier's inner folds
             results = (fits.score(registry, fits.dataset, *arguments, settings) for arguments in fits.arguments)
         else:
-            shipped = stack.enter_context(shipped_dataset(fits.dataset))
-            results = _pooled_results(min(jobs, count), plugins_dir, fits, shipped, settings)
+            rows = stack.enter_context(shipped(fits.dataset, "the rows"))
+            pool = stack.enter_context(WorkerPool(min(jobs, count)))
+            results = _pooled_results(pool, plugins_dir, fits, rows, settings)
         meter = stack.enter_context(progress.step(step, items=count, unit="fits", uneven=uneven))
         scored = []
         for position, (detail, result) in enumerate(zip(fits.details, results)):
@@ -534,19 +535,17 @@ def run_fits(
     return scored
 
 
-def _pooled_results(jobs: int, plugins_dir, fits: Fits, shipped: str, settings: Settings):
-    """The results of ``fits`` in their order, fitted in ``jobs`` worker processes that read the rows once each
-    from the file ``shipped``; the fits of the most training rows are sent first, so that a long one does not
+def _pooled_results(pool, plugins_dir, fits: Fits, shipped: str, settings: Settings):
+    """The results of ``fits`` in their order, fitted in the worker processes of ``pool``, which hold the rows
+    ``shipped`` names; the fits of the most training rows are sent first, so that a long one does not
     start last.  A fit's error is raised when its turn comes, so the first fit to fail in their order is the
     one reported, as in one process."""
-    from joblib import Parallel, delayed
-
     sizes = [len(arguments[-2]) for arguments in fits.arguments]  # a fit's arguments end (training rows, test rows)
     order = sorted(range(len(sizes)), key=lambda position: -sizes[position])  # stable: the given order on a tie
     files = GIVEN_FILES.get()
-    sent = Parallel(n_jobs=jobs, return_as="generator")(
-        delayed(score_shipped)(plugins_dir, fits.score, shipped, fits.arguments[position], settings, files)
-        for position in order
+    sent = pool.results(
+        score_shipped,
+        [(plugins_dir, fits.score, shipped, fits.arguments[position], settings, files) for position in order],
     )
     incoming = zip(order, sent)
     arrived: dict[int, tuple] = {}
@@ -560,35 +559,11 @@ def _pooled_results(jobs: int, plugins_dir, fits: Fits, shipped: str, settings: 
         yield result
 
 
-@contextlib.contextmanager
-def shipped_dataset(dataset: Dataset):
-    """The path of a temporary file holding ``dataset`` pickled once, which each worker process reads once
-    (:func:`worker_dataset`) instead of being sent it with every fit."""
-    import pickle
-    import tempfile
-    import uuid
-
-    with tempfile.TemporaryDirectory(prefix="filterkit-rows-") as folder:
-        path = os.path.join(folder, f"{uuid.uuid4().hex}.pickle")
-        with kept_for_workers("the rows", path), open(path, "wb") as stream:
-            pickle.dump(dataset, stream, protocol=pickle.HIGHEST_PROTOCOL)
-        yield path
-
-
-@functools.lru_cache(maxsize=1)
-def worker_dataset(path: str):
-    """The rows a worker process reads once from the file of :func:`shipped_dataset` for every fit it is sent."""
-    import pickle
-
-    with open(path, "rb") as stream:
-        return pickle.load(stream)
-
-
 def score_shipped(plugins_dir, score, shipped: str, arguments: tuple, settings: Settings, files=None) -> tuple:
-    """(result, None) of :func:`score_in_worker` on the rows of the file ``shipped`` (:func:`shipped_dataset`),
-    or (None, the error it raised)."""
+    """(result, None) of :func:`score_in_worker` on the rows ``shipped`` names
+    (:func:`~filterkit.lent_workers.shipped`), or (None, the error it raised)."""
     try:
-        return score_in_worker(plugins_dir, score, worker_dataset(shipped), arguments, settings, files), None
+        return score_in_worker(plugins_dir, score, received(shipped), arguments, settings, files), None
     except Exception as error:  # raised in the parent at the fit's turn (_pooled_results)
         return None, portable(error)
 

@@ -17,7 +17,7 @@ from filterkit import evaluation
 from filterkit.arff.tokens import one_line
 from filterkit.errors import FilterkitError
 from filterkit.evaluation import MULTICLASS_TASK, ChainSpec, CheckedClassifier, Dataset, Settings
-from filterkit.lent_workers import kept_for_workers, portable
+from filterkit.lent_workers import WorkerPool, kept_for_workers, portable, received, shipped
 from filterkit.linear_svm import FIT_ITERATIONS, SEARCH_ITERATIONS, stopped_fits, with_refits
 from filterkit.option_files import GIVEN_FILES, sent_files
 from filterkit.plugins import Registry
@@ -95,7 +95,7 @@ def flat_candidate_scores(
 
 class FoldRunner:
     """Runs the flat search's calls (a function of the registry, the rows and its arguments) here, in a pool of
-    processes that read the rows once each (as ``evaluate``'s workers do), or as tasks on a Dask cluster that is
+    processes that hold the rows (as ``evaluate``'s workers do), or as tasks on a Dask cluster that is
     sent the rows once a worker: their results in their order, the first error in that order raised, as one
     process would raise it.  A fold's feature matrices are made once a candidate and kept where its C's calls
     find them (:meth:`fitted_folds`): here alone; in the pool, by the worker that fits the fold, in a file of
@@ -110,6 +110,7 @@ class FoldRunner:
         self.registry, self.dataset, self.checked = registry, dataset, checked
         self.stack = contextlib.ExitStack()
         self.shipped: Any = None
+        self.pool: Any = None
         self.client: Any = None
         self.folder = ""  # the pool's fold files (:meth:`fitted_folds`)
         #: the files the options name, as the run read them (:func:`~filterkit.evaluation.option_files`)
@@ -126,8 +127,9 @@ class FoldRunner:
             self.client, self.plugins_dir = engine.client, engine.plugins_dir
             (self.shipped,) = self.client.scatter([self.dataset], broadcast=True)
         elif self.jobs > 1:
-            self.shipped = self.stack.enter_context(evaluation.shipped_dataset(self.dataset))
+            self.shipped = self.stack.enter_context(shipped(self.dataset, "the rows"))
             self.folder = self.stack.enter_context(tempfile.TemporaryDirectory(prefix="filterkit-folds-"))
+            self.pool = self.stack.enter_context(WorkerPool(self.jobs))  # ended first: its workers write the folder
         return self
 
     def __exit__(self, *raised) -> None:
@@ -222,20 +224,9 @@ class FoldRunner:
 
     def outcomes(self, function: Callable, calls: list[tuple]) -> Iterator:
         """:meth:`results` in the pool, each call's error in its result's place."""
-        from joblib import Parallel, delayed
-
-        sent = Parallel(n_jobs=self.jobs, return_as="generator")(
-            delayed(_in_worker)(self.plugins_dir, self.shipped, function, arguments, self.files) for arguments in calls
-        )
-        finished = False
-        try:
-            for result, error in sent:
-                yield result if error is None else error
-            finished = True
-        finally:
-            if not finished:  # left at an error: the calls sent finish (closing joblib's run kills its workers)
-                for _ in sent:
-                    pass
+        sent = [(self.plugins_dir, self.shipped, function, arguments, self.files) for arguments in calls]
+        for result, error in self.pool.results(_in_worker, sent):
+            yield result if error is None else error
 
 
 def _in_worker(plugins_dir, shipped: str, function: Callable, arguments: tuple, files: dict | None) -> tuple:
@@ -244,8 +235,7 @@ def _in_worker(plugins_dir, shipped: str, function: Callable, arguments: tuple, 
     error it raised)."""
     try:
         with sent_files(files):
-            dataset = evaluation.worker_dataset(shipped)
-            return function(evaluation.worker_registry(plugins_dir), dataset, *arguments), None
+            return function(evaluation.worker_registry(plugins_dir), received(shipped), *arguments), None
     except Exception as error:  # raised in the parent at the call's turn (FoldRunner.results)
         return None, portable(error)
 

@@ -1,11 +1,13 @@
-"""The run's worker processes: started early, and lent to a fit made in the parent to spread its pieces of work.
+"""The run's worker processes: the pool its fits run in, and the workers lent to a fit made in the parent.
 
-A command whose fits run in ``--jobs N`` processes still makes some fits alone in its own process (``train``'s
-final fit on every row, ``evaluate --test``'s single fit); while it does, it lends the workers
+:class:`WorkerPool` runs calls in ``--jobs N`` processes and gives their results in order.  On Linux they are
+forked from this process when its first call is sent: they start in milliseconds with its imported modules and
+the values it keeps for them (:func:`shipped`), sharing its memory until either writes it; elsewhere they are
+joblib's, which start afresh (about a second of CPU each, importing scikit-learn) and read those values from a
+file written once.  A command whose fits run in a pool still makes some fits alone in its own process
+(``train``'s final fit on every row, ``evaluate --test``'s single fit); while it does, it lends the workers
 (:func:`lending`), and a classifier maps the independent pieces of such a fit (the inner folds of its C search)
 with :func:`each`.  The values are those of one process, in their order; only where they are computed changes.
-A command that will use workers starts them as soon as it knows how many (:func:`start_workers`), so that their
-start overlaps its own work instead of following it.
 """
 
 from __future__ import annotations
@@ -13,15 +15,25 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import functools
+import multiprocessing
 import os
 import pickle
+import signal
+import sys
 import tempfile
-import threading
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from filterkit.errors import FilterkitError
 from filterkit.option_files import GIVEN_FILES, sent_files
+from filterkit.ownership import STOPPING_SIGNALS
+
+#: Whether the worker processes are forked from this one: on Linux (elsewhere a fork may not be safe, or not be
+#: there).  A run sends its fits once it has read its rows, when its reading threads have ended.
+FORKED = sys.platform.startswith("linux")
+
+#: The values kept for forked workers (:func:`shipped`), by the path that names them.
+_INHERITED: dict[str, Any] = {}
 
 #: The prefix of the module names of a plugins folder's files (filterkit.plugins), which a worker process started
 #: afresh cannot import by name: their functions run here.
@@ -29,21 +41,33 @@ PLUGINS_FOLDER_MODULES = "filterkit_local_plugin_"
 
 
 class _Lent:
-    """The workers lent within one :func:`lending` block: how many, and the values sent to them in it (each pickled
-    once into the block's folder, which every worker reads once)."""
+    """The workers lent within one :func:`lending` block: how many, the values sent to them in it (kept once, as
+    :func:`shipped` keeps a value), and their pool, which the block's calls share while its workers hold every value
+    those calls are sent (forked workers hold those kept before them)."""
 
-    def __init__(self, jobs: int, folder: str):
-        self.jobs, self.folder = jobs, folder
-        self.sent: dict[int, tuple[Any, str]] = {}  # id → (the value, kept alive so its id stays its own; its file)
+    def __init__(self, jobs: int, folder: str, stack: contextlib.ExitStack):
+        self.jobs, self.folder, self.stack = jobs, folder, stack
+        self.sent: dict[int, tuple[Any, str]] = {}  # id → (the value, kept alive so its id stays its own; its path)
+        self.pool: WorkerPool | None = None
+        self.held: set[str] = set()  # the paths of the values the pool's workers were forked with
 
     def path_of(self, value) -> str:
-        """The file holding ``value``, written the first time it is sent in this block."""
+        """The path naming ``value`` for the workers, kept the first time it is sent in this block."""
         if id(value) not in self.sent:
             path = os.path.join(self.folder, f"{len(self.sent)}.pickle")
-            with kept_for_workers("a fit's rows", path), open(path, "wb") as stream:
-                pickle.dump(value, stream, protocol=pickle.HIGHEST_PROTOCOL)
+            _keep(value, "a fit's rows", path)
             self.sent[id(value)] = (value, path)
         return self.sent[id(value)][1]
+
+    def pool_holding(self, path: str) -> "WorkerPool":
+        """The block's pool, its workers forked anew where they lack the value of ``path``."""
+        if self.pool is not None and FORKED and path not in self.held:
+            self.pool.__exit__(None, None, None)
+            self.pool = None
+        if self.pool is None:
+            self.pool = self.stack.enter_context(WorkerPool(self.jobs))
+            self.held = {kept for _, kept in self.sent.values()}
+        return self.pool
 
 
 #: The workers lent to the fit running in this process (None: none).
@@ -55,11 +79,48 @@ def lending(jobs: int) -> Iterator[None]:
     """Within the block, :func:`each` spreads its calls over ``jobs`` worker processes (one or fewer: none)."""
     with contextlib.ExitStack() as stack:
         folder = stack.enter_context(tempfile.TemporaryDirectory(prefix="filterkit-lent-")) if jobs >= 2 else ""
-        token = _LENT.set(_Lent(jobs, folder) if jobs >= 2 else None)
+        workers = _Lent(jobs, folder, stack) if jobs >= 2 else None
+        token = _LENT.set(workers)
         try:
             yield
         finally:
             _LENT.reset(token)
+            for _, path in workers.sent.values() if workers else ():
+                _INHERITED.pop(path, None)
+
+
+@contextlib.contextmanager
+def shipped(value, what: str) -> Iterator[str]:
+    """A path naming ``value`` (``what``, in an error) for the worker processes of the block's pools, which
+    :func:`received` turns back into it there: forked workers inherit it; others read the file, written once."""
+    with tempfile.TemporaryDirectory(prefix="filterkit-sent-") as folder:
+        path = os.path.join(folder, "value.pickle")
+        _keep(value, what, path)
+        try:
+            yield path
+        finally:
+            _INHERITED.pop(path, None)
+
+
+def _keep(value, what: str, path: str) -> None:
+    """``value`` kept for the workers under ``path``: in memory for forked ones, else pickled to that file."""
+    if FORKED:
+        _INHERITED[path] = value
+        return
+    with kept_for_workers(what, path), open(path, "wb") as stream:
+        pickle.dump(value, stream, protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def received(path: str):
+    """In a worker process, the value :func:`shipped` (or a lent block) names by ``path``."""
+    return _INHERITED[path] if path in _INHERITED else _read(path)
+
+
+@functools.lru_cache(maxsize=2)
+def _read(path: str):
+    """The value pickled in the file ``path``, read once a worker process."""
+    with open(path, "rb") as stream:
+        return pickle.load(stream)
 
 
 @contextlib.contextmanager
@@ -92,10 +153,9 @@ def each(function: Callable, items: Sequence, shared: Any = None) -> list:
     module = getattr(getattr(function, "func", function), "__module__", "") or ""
     if workers is None or len(items) < 2 or module.startswith(PLUGINS_FOLDER_MODULES):
         return [function(shared, item) for item in items]
-    from joblib import Parallel, delayed
-
     path, files = workers.path_of(shared), GIVEN_FILES.get()
-    outcomes = Parallel(n_jobs=workers.jobs)(delayed(_in_worker)(function, path, item, files) for item in items)
+    calls = [(function, path, item, files) for item in items]
+    outcomes = list(workers.pool_holding(path).results(_in_worker, calls))
     for _, error in outcomes:
         if error is not None:
             raise error
@@ -108,16 +168,9 @@ def _in_worker(function: Callable, path: str, item, files: dict | None) -> tuple
     :func:`each` raises at the item's turn."""
     try:
         with sent_files(files):
-            return function(_shared(path), item), None
+            return function(received(path), item), None
     except Exception as error:
         return None, portable(error)
-
-
-@functools.lru_cache(maxsize=2)
-def _shared(path: str):
-    """The value of :meth:`_Lent.path_of`'s file, read once a worker process."""
-    with open(path, "rb") as stream:
-        return pickle.load(stream)
 
 
 def portable(error: Exception) -> Exception:
@@ -133,24 +186,68 @@ def portable(error: Exception) -> Exception:
     return error
 
 
-def start_workers(jobs: int) -> None:
-    """Start ``jobs`` worker processes now (none for fewer than two), in the background, each importing what a fit
-    imports: joblib's later calls with as many jobs reuse them, so their start (about a second of CPU each) overlaps
-    the parent's own work (drawing the folds, importing scikit-learn) instead of following it."""
-    if jobs >= 2:
-        threading.Thread(target=_started, args=(jobs,), daemon=True, name="filterkit-start-workers").start()
+class WorkerPool:
+    """``jobs`` worker processes for the block's calls (:meth:`results`): forked at the first call (:data:`FORKED`),
+    so that they hold what was kept for them (:func:`shipped`) before it, and ended with the block (at once where
+    it is left by an error or an interrupt); else joblib's, which its later calls with as many jobs reuse."""
+
+    def __init__(self, jobs: int):
+        self.jobs = jobs
+        self.executor: Any = None
+
+    def __enter__(self) -> "WorkerPool":
+        return self
+
+    def __exit__(self, raised, *_) -> None:
+        if self.executor is not None:
+            if raised is not None:  # the running calls are not waited for
+                for process in (getattr(self.executor, "_processes", None) or {}).values():
+                    process.terminate()
+            self.executor.shutdown(wait=True, cancel_futures=True)
+            self.executor = None
+
+    def results(self, function: Callable, calls: Sequence[tuple]) -> Iterator:
+        """``function(*call)`` of each of ``calls``, in their order; the calls not yet started are dropped where the
+        generator is closed before its end.  A worker that ends before its call (killed; out of memory) is a
+        FilterkitError saying so."""
+        if not FORKED:
+            from joblib import Parallel, delayed
+
+            yield from Parallel(n_jobs=self.jobs, return_as="generator")(delayed(function)(*call) for call in calls)
+            return
+        from concurrent.futures import ProcessPoolExecutor
+        from concurrent.futures.process import BrokenProcessPool
+
+        if self.executor is None:
+            _import_fitting()  # here, once: the parent's final fit needs them too
+            for stream in (sys.stdout, sys.stderr):  # a forked worker flushes what it holds of them at its end
+                with contextlib.suppress(Exception):
+                    stream.flush()
+            context = multiprocessing.get_context("fork")
+            self.executor = ProcessPoolExecutor(self.jobs, mp_context=context, initializer=_forked)
+        futures = [self.executor.submit(function, *call) for call in calls]
+        try:
+            for future in futures:
+                yield future.result()
+        except BrokenProcessPool:
+            raise FilterkitError(
+                "a worker process ended before its work did (killed, or out of memory?): give fewer --jobs"
+            ) from None
+        finally:
+            for future in futures:
+                future.cancel()
 
 
-def _started(jobs: int) -> None:
-    """The body of :func:`start_workers`' thread; a failure is left to the run's own calls to meet and report."""
-    from joblib import Parallel, delayed
+def _forked() -> None:
+    """In a forked worker: Ctrl-C is the parent's to meet (it ends the workers); SIGTERM and SIGHUP end it."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    for signum in STOPPING_SIGNALS:
+        if signum != signal.SIGINT:
+            signal.signal(signum, signal.SIG_DFL)
 
-    with contextlib.suppress(Exception):
-        Parallel(n_jobs=jobs)(delayed(_imported)() for _ in range(jobs))
 
-
-def _imported() -> None:
-    """In a worker: import the modules a fit uses (the run's plugins are loaded by its first fit)."""
+def _import_fitting() -> None:
+    """Import the modules a fit uses (scikit-learn's are 0.6 s of CPU), for the workers forked after it."""
     import sklearn.model_selection  # noqa: F401
     import sklearn.svm  # noqa: F401
 

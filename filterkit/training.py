@@ -28,7 +28,7 @@ from filterkit.errors import FilterkitError
 from filterkit.evaluation import MULTICLASS_TASK, ChainSpec, CheckedClassifier, Dataset, Settings
 from filterkit.flat_search import candidate_warnings, flat_candidate_scores
 from filterkit.formats import FormatOptions
-from filterkit.lent_workers import lending, start_workers
+from filterkit.lent_workers import lending
 from filterkit.option_files import sent_files
 from filterkit.plugins import Registry, load_plugins
 from filterkit.reports import Evaluation
@@ -177,10 +177,7 @@ def train(
         search = resolved_search(search, chains, several, classifier_class)
         if chains is None:
             chains = default_candidates(dataset.schema, registry, several, search)
-        started, lent = _local_workers(
-            jobs, engine, dataset.data.n_rows, _first_pool_fits(chains, search, candidate_folds)
-        )
-        start_workers(started)  # after the checks: an early error need not wait for their start
+        lent = _lent_workers(jobs, engine, dataset.data.n_rows, _first_pool_fits(chains, search, candidate_folds))
         candidates: list[dict] = []
         searched: dict = {}
         held_out = None
@@ -216,18 +213,16 @@ def train(
         return model
 
 
-def _local_workers(jobs: int | None, engine: str, rows: int, fits: int | None) -> tuple[int, int]:
-    """(the worker processes of a run on ``rows`` rows started early, those lent to the final fit: the kept chain's
-    on every row), on the local engine: as many as the candidates' first pool of ``fits`` fits takes (None: there
-    is none, and only lent workers are started), so that every call keeps joblib's pool as it is; ``--jobs``' pool
-    (:func:`~filterkit.evaluation.pool_size`).  None are lent on fewer than
-    :data:`~filterkit.evaluation.POOL_FROM_ROWS` rows (the workers' start costs more than the fit's inner folds
-    take), nor on Dask, where the candidates' fits are the cluster's and the final fit the client's."""
-    if engine != "local":
-        return 1, 1
+def _lent_workers(jobs: int | None, engine: str, rows: int, fits: int | None) -> int:
+    """The worker processes lent to the final fit (the kept chain's on every row) of a run on ``rows`` rows, on the
+    local engine: ``--jobs``' pool (:func:`~filterkit.evaluation.pool_size`), or as many as the candidates' first
+    pool of ``fits`` fits took (None: there was none), so that joblib's workers, where the pool is theirs, are
+    reused as they are.  None are lent on fewer than :data:`~filterkit.evaluation.POOL_FROM_ROWS` rows, nor on Dask,
+    where the candidates' fits are the cluster's and the final fit the client's."""
+    if engine != "local" or rows < evaluation.POOL_FROM_ROWS:
+        return 1
     pool = evaluation.pool_size(jobs, rows)
-    lent = (pool if fits is None else min(pool, fits)) if rows >= evaluation.POOL_FROM_ROWS else 1
-    return (lent if fits is None else min(pool, fits)), lent
+    return pool if fits is None else min(pool, fits)
 
 
 def _first_pool_fits(chains: list[ChainSpec], search: str, folds: int) -> int | None:

@@ -1,14 +1,13 @@
-"""``--jobs``' worker processes (issue 75): the rows are pickled once and read once per worker, not sent with every
-fit; the fits of the most training rows are sent first; the results, and the error of a failing fit, are those of
-one process."""
+"""``--jobs``' worker processes (issue 75): the rows are inherited by forked workers, or pickled once and read once
+per worker, never sent with every fit; the fits of the most training rows are sent first; the results, and the error
+of a failing fit, are those of one process."""
 
 from __future__ import annotations
 
-import joblib
 import pytest
 
 from chain_helpers import REAL
-from filterkit import evaluation
+from filterkit import lent_workers
 from filterkit.errors import FilterkitError
 from filterkit.evaluation import ChainSpec, Settings, evaluate
 
@@ -22,27 +21,18 @@ SETTINGS = Settings(
 )
 
 
-class RecordingParallel:
-    """joblib.Parallel's stand-in: runs the fits here, in the order they are sent, recording each one's training
-    rows."""
-
-    sent: list[int] = []
-
-    def __init__(self, n_jobs, return_as):
-        assert return_as == "generator"
-
-    def __call__(self, calls):
-        for function, arguments, keywords in calls:
-            self.sent.append(len(arguments[3][-2]))
-            yield function(*arguments, **keywords)
-
-
 @pytest.fixture
 def recorded(monkeypatch):
-    monkeypatch.setattr(joblib, "Parallel", RecordingParallel)
-    monkeypatch.setattr(RecordingParallel, "sent", [])
-    evaluation.worker_dataset.cache_clear()
-    return RecordingParallel.sent
+    """The training rows of each fit sent to the pool, which runs them here in the order they are sent."""
+    sent: list[int] = []
+
+    def results(pool, function, calls):
+        for call in calls:
+            sent.append(len(call[3][-2]))  # score_shipped's arguments: the fit's (..., training rows, test rows)
+            yield function(*call)
+
+    monkeypatch.setattr(lent_workers.WorkerPool, "results", results)
+    return sent
 
 
 def test_the_largest_fits_are_sent_first_and_the_results_keep_their_order(recorded):
@@ -53,9 +43,11 @@ def test_the_largest_fits_are_sent_first_and_the_results_keep_their_order(record
     assert recorded[0] == 100 and recorded[-1] == 21  # a training fold of 100 rows; its fifth, 7 + 14 rows
 
 
-def test_the_rows_are_read_once_by_a_worker_for_all_its_fits(recorded):
+def test_the_rows_are_read_once_by_a_worker_that_is_not_forked(recorded, monkeypatch):
+    monkeypatch.setattr(lent_workers, "FORKED", False)
+    lent_workers._read.cache_clear()
     evaluate(IRIS, CHAINS, SETTINGS, jobs=2)
-    reads = evaluation.worker_dataset.cache_info()
+    reads = lent_workers._read.cache_info()
     assert (reads.misses, reads.hits) == (1, 11)
 
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 import importlib.util
 import io
 
-import joblib
 import pytest
 
 from chain_helpers import REAL, read_bytes
@@ -57,25 +56,20 @@ def test_a_source_in_memory_is_evaluated_like_its_file():
     assert reports.table(from_memory.document) == from_memory.table()
 
 
-class CountedParallel:
-    """joblib.Parallel's stand-in: records the processes asked for and runs the fits here."""
-
-    asked: list[int] = []
-
-    def __init__(self, n_jobs, return_as):
-        self.asked.append(n_jobs)
-
-    def __call__(self, calls):
-        return (function(*arguments, **keywords) for function, arguments, keywords in calls)
-
-
 @pytest.mark.parametrize("folds, jobs, processes", [(2, 8, [2]), (3, 2, [2]), (2, 1, [])])
 def test_jobs_are_capped_at_the_number_of_fits(monkeypatch, folds, jobs, processes):
-    monkeypatch.setattr(joblib, "Parallel", CountedParallel)
-    monkeypatch.setattr(CountedParallel, "asked", [])
+    from filterkit.lent_workers import WorkerPool
+
+    asked = []
+
+    def results(pool, function, calls):  # the processes asked for recorded; the fits run here
+        asked.append(pool.jobs)
+        return (function(*call) for call in calls)
+
+    monkeypatch.setattr(WorkerPool, "results", results)
     settings = Settings(folds=folds, positive="Iris-setosa", classifier_params={"c_values": "1", "inner_folds": 2})
     result = evaluate(IRIS, CHAINS[:1], settings, jobs=jobs)
-    assert CountedParallel.asked == processes
+    assert asked == processes
     assert len(result.document["per_fold"]["auc"]) == folds
 
 

@@ -31,6 +31,18 @@ def test_each_gives_the_values_of_one_process_in_their_order():
     assert pooled == [value * value + 100 for value in items]
 
 
+def test_a_blocks_calls_share_its_pool_while_its_workers_hold_what_they_are_sent():
+    square = functools.partial(_square_or_refuse, set())
+    with lending(2):
+        first = each(square, [1, 2], 100)
+        pool = lent_workers._LENT.get().pool
+        again = each(square, [3, 4], 100)  # the same value sent: the same workers
+        assert lent_workers._LENT.get().pool is pool
+        other = each(square, [3, 4], 200)  # a value kept after the workers were forked: forked anew
+        assert (lent_workers._LENT.get().pool is pool) is not lent_workers.FORKED
+    assert (first, again, other) == ([101, 104], [109, 116], [209, 216])
+
+
 def test_each_raises_the_first_error_in_the_items_order_not_the_first_to_arrive():
     with lending(2), pytest.raises(ValueError, match="refused 1$"):
         each(functools.partial(_square_or_refuse, {1, 5}), list(range(6)), 0)
@@ -76,7 +88,7 @@ def _lent_while_fitting(monkeypatch) -> list[int]:
     return seen
 
 
-@pytest.mark.parametrize("floor, jobs, expected", [(0, 2, 2), (0, 1, 1), (None, 2, 1)])
+@pytest.mark.parametrize("floor, jobs, expected", [(0, 2, 2), (0, 1, 1), (5_000, 2, 1)])
 def test_train_lends_its_jobs_to_the_final_fit_from_the_pools_rows_and_the_model_is_the_same(
     monkeypatch, tmp_path, floor, jobs, expected
 ):
@@ -85,8 +97,7 @@ def test_train_lends_its_jobs_to_the_final_fit_from_the_pools_rows_and_the_model
     from filterkit.plugins import load_plugins
     from filterkit.training import train
 
-    if floor is not None:  # oh0's 1,003 rows are under the pool's 5,000: lowered, the workers are lent
-        monkeypatch.setattr(evaluation, "POOL_FROM_ROWS", floor)
+    monkeypatch.setattr(evaluation, "POOL_FROM_ROWS", floor)  # oh0's 1,003 rows: lent from 0, not from 5,000
     registry = load_plugins()
     settings = Settings(multiclass=True, classifier_params={"c_values": "0.1,1"})
     seen = _lent_while_fitting(monkeypatch)
@@ -98,7 +109,7 @@ def test_train_lends_its_jobs_to_the_final_fit_from_the_pools_rows_and_the_model
     assert (tmp_path / "lent.json").read_bytes() == (tmp_path / "alone.json").read_bytes()
 
 
-@pytest.mark.parametrize("floor, expected", [(0, 2), (None, 1)])
+@pytest.mark.parametrize("floor, expected", [(0, 2), (5_000, 1)])
 def test_evaluate_with_a_test_file_lends_its_jobs_to_its_single_fit(monkeypatch, tmp_path, floor, expected):
     from filterkit import evaluation
     from filterkit.evaluation import Settings, evaluate
@@ -110,8 +121,7 @@ def test_evaluate_with_a_test_file_lends_its_jobs_to_its_single_fit(monkeypatch,
     settings = Settings(multiclass=True, classifier_params={"c_values": "0.1,1"})
     chain = [registry.parse_chain("l2")]
     reports = [evaluate(str(OH0), chain, settings, registry, jobs=1, test=str(held_out)).document]
-    if floor is not None:
-        monkeypatch.setattr(evaluation, "POOL_FROM_ROWS", floor)
+    monkeypatch.setattr(evaluation, "POOL_FROM_ROWS", floor)
     seen = _lent_while_fitting(monkeypatch)
     reports.append(evaluate(str(OH0), chain, settings, registry, jobs=2, test=str(held_out)).document)
     assert seen and set(seen) == {expected}
@@ -141,43 +151,6 @@ def _raise_two_arguments(shared, value):
     raise _TwoArguments(value, value + 1)
 
 
-def _children() -> set[int]:
-    """The process ids of this process's children (Linux's /proc)."""
-    import os
-    from pathlib import Path
-
-    found = set()
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[1]) == os.getpid():
-            found.add(int(stat.parent.name))
-    return found
-
-
-@pytest.mark.skipif(not __import__("pathlib").Path("/proc/self/stat").exists(), reason="needs Linux's /proc")
-def test_workers_started_early_are_the_ones_the_fits_run_in():
-    import os
-
-    from joblib import Parallel, delayed
-
-    lent_workers.start_workers(2)
-    (starting,) = [thread for thread in threading.enumerate() if thread.name == "filterkit-start-workers"]
-    starting.join(timeout=120)
-    assert not starting.is_alive()
-    started = _children()
-    ran_in = set(Parallel(n_jobs=2)(delayed(os.getpid)() for _ in range(8)))
-    assert ran_in and ran_in <= started
-
-
-def test_no_workers_are_started_for_one_job():
-
-    lent_workers.start_workers(1)
-    assert not [thread for thread in threading.enumerate() if thread.name == "filterkit-start-workers"]
-
-
 class _PluginError(FilterkitError):
     """A plugin's own FilterkitError that does not pickle (it holds a lock)."""
 
@@ -204,17 +177,18 @@ def test_a_plugins_own_filterkit_error_comes_back_as_a_filterkit_error_with_its_
         (1, "flat", 5, 2, 2),
     ],
 )
-def test_the_workers_started_and_lent_are_as_many_as_the_candidates_first_pool_takes(
-    chains, search, folds, jobs, expected
+def test_the_workers_lent_are_as_many_as_the_candidates_first_pool_takes(
+    monkeypatch, chains, search, folds, jobs, expected
 ):
-    from filterkit.training import _first_pool_fits, _local_workers
+    from filterkit import evaluation
+    from filterkit.training import _first_pool_fits, _lent_workers
 
+    monkeypatch.setattr(evaluation, "POOL_FROM_ROWS", 5_000)
     fits = _first_pool_fits([object()] * chains, search, folds)
-    assert _local_workers(jobs, "local", 10_000, fits) == (expected, expected)
-    # under the pool's rows none is lent, and a candidates' pool still starts early
-    assert _local_workers(jobs, "local", 4_999, fits) == (1 if fits is None else expected, 1)
-    assert _local_workers(None, "local", 4_999, fits) == (1, 1)  # --jobs left out: one process
-    assert _local_workers(jobs, "dask", 10_000, fits) == (1, 1)
+    assert _lent_workers(jobs, "local", 10_000, fits) == expected
+    assert _lent_workers(jobs, "local", 4_999, fits) == 1  # under the pool's rows none is lent
+    assert _lent_workers(None, "local", 4_999, fits) == 1  # --jobs left out: one process
+    assert _lent_workers(jobs, "dask", 10_000, fits) == 1
 
 
 def test_train_with_more_jobs_than_candidate_fits_keeps_one_pool(monkeypatch, tmp_path, recwarn):
@@ -238,15 +212,14 @@ def test_a_full_temporary_folder_is_one_line_naming_it(monkeypatch, tmp_path):
     import pickle
     import tempfile
 
-    from filterkit import evaluation
-
     def full(*_, **__):
         raise OSError(errno.ENOSPC, "No space left on device")
 
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     monkeypatch.setattr(pickle, "dump", full)
+    monkeypatch.setattr(lent_workers, "FORKED", False)  # a forked worker is sent nothing: no file to write
     with pytest.raises(FilterkitError) as raised:
-        with evaluation.shipped_dataset(None):
+        with lent_workers.shipped(None, "the rows"):
             pass
     assert str(raised.value) == (
         f"cannot keep the rows for the worker processes in the temporary folder {tmp_path} (No space left on "
@@ -256,3 +229,74 @@ def test_a_full_temporary_folder_is_one_line_naming_it(monkeypatch, tmp_path):
     with pytest.raises(ValueError, match="not a write"):  # another error than the disk's passes as it is
         with lent_workers.kept_for_workers("the rows", str(tmp_path / "run" / "rows")):
             raise ValueError("not a write")
+
+
+def _sum_of_received(path: str, _) -> float:
+    """The sum of the array a worker receives under ``path``."""
+    return float(lent_workers.received(path).sum())
+
+
+def _pid_then_wait(path: str, seconds: float) -> int:
+    """This process's id; after ``seconds``, a file at ``path`` saying the call finished."""
+    import os
+    import time
+
+    time.sleep(seconds)
+    if seconds:
+        with open(path, "w") as stream:
+            stream.write("finished")
+    return os.getpid()
+
+
+def _killed(_) -> None:
+    """The worker process ends as the kernel's out-of-memory killer ends it."""
+    import os
+    import signal
+
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+@pytest.mark.skipif(not lent_workers.FORKED, reason="forked workers are Linux's")
+def test_forked_workers_hold_what_was_kept_for_them_with_no_file_written(monkeypatch):
+    rows = np.arange(100_000, dtype=np.float64)
+    with lent_workers.shipped(rows, "the rows") as path, lent_workers.WorkerPool(2) as pool:
+        sums = list(pool.results(_sum_of_received, [(path, call) for call in range(4)]))
+        import os
+
+        assert not os.path.exists(path)
+    assert sums == [float(rows.sum())] * 4
+    assert path not in lent_workers._INHERITED  # forgotten with the block
+
+
+def test_workers_that_are_not_forked_read_the_file_kept_for_them_once(monkeypatch):
+    monkeypatch.setattr(lent_workers, "FORKED", False)
+    lent_workers._read.cache_clear()
+    rows = np.arange(1_000, dtype=np.float64)
+    with lent_workers.shipped(rows, "the rows") as path:
+        assert [lent_workers.received(path).sum() for _ in range(3)] == [rows.sum()] * 3
+        assert lent_workers._read.cache_info().misses == 1
+
+
+@pytest.mark.skipif(not lent_workers.FORKED, reason="forked workers are Linux's")
+def test_a_killed_worker_is_one_error_saying_so():
+    with pytest.raises(FilterkitError, match="^a worker process ended before its work did"):
+        with lent_workers.WorkerPool(2) as pool:
+            list(pool.results(_killed, [(0,), (1,)]))
+
+
+@pytest.mark.skipif(not lent_workers.FORKED, reason="forked workers are Linux's")
+def test_a_block_left_by_an_interrupt_ends_its_workers_without_waiting_for_their_calls(tmp_path):
+    import os
+
+    finished = tmp_path / "finished"
+    with pytest.raises(KeyboardInterrupt):
+        with lent_workers.WorkerPool(2) as pool:
+            results = pool.results(_pid_then_wait, [(str(finished), 0), (str(finished), 60), (str(finished), 60)])
+            first = next(results)
+            workers = {process.pid for process in pool.executor._processes.values()}
+            raise KeyboardInterrupt
+    assert first in workers
+    for pid in workers:
+        with pytest.raises(ProcessLookupError):
+            os.kill(pid, 0)
+    assert not finished.exists()

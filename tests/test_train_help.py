@@ -36,10 +36,13 @@ def test_train_picks_c_as_its_help_says(run_filterkit, tmp_path):
 def test_jobs_default_to_every_core_from_many_rows_and_the_help_says_how_many(run_filterkit):
     import os
 
+    from filterkit import evaluation
+
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     for command in ("train", "evaluate"):
         text = " ".join(run_filterkit(command, "--help").stdout.decode().split())
-        expected = f"[default: (every core this process may use (here {cores}) from 5,000 training rows, else 1); x>=1]"
+        floor = f" from {evaluation.POOL_FROM_ROWS:,} training rows, else 1" if evaluation.POOL_FROM_ROWS else ""
+        expected = f"[default: (every core this process may use (here {cores}){floor}); x>=1]"
         assert expected in text, command
 
 
@@ -47,6 +50,7 @@ def test_a_pool_is_started_by_default_only_for_enough_rows(monkeypatch):
     from filterkit import evaluation
 
     monkeypatch.setattr(evaluation, "usable_cores", lambda: 16)
+    monkeypatch.setattr(evaluation, "POOL_FROM_ROWS", 5_000)  # as where workers are not forked
     assert evaluation.pool_size(None, evaluation.POOL_FROM_ROWS) == 16
     assert evaluation.pool_size(None, evaluation.POOL_FROM_ROWS - 1) == 1  # a worker's start would cost more
     assert evaluation.pool_size(3, 10) == 3 and evaluation.pool_size(1, 10**6) == 1  # --jobs as given

@@ -68,9 +68,8 @@ With --test, --stats adds McNemar's test per task. Data of several labels a row
 """
 
 #: What ``--jobs`` defaults to, as its help says it.
-JOBS_DEFAULT = (
-    f"every core this process may use (here {evaluation.usable_cores()}) from {evaluation.POOL_FROM_ROWS:,} training "
-    "rows, else 1"
+JOBS_DEFAULT = f"every core this process may use (here {evaluation.usable_cores()})" + (
+    f" from {evaluation.POOL_FROM_ROWS:,} training rows, else 1" if evaluation.POOL_FROM_ROWS else ""
 )
 
 #: How many words ``--label-issues`` lists per row, those pulling it most toward the suggested label.
