@@ -220,9 +220,6 @@ class WorkerPool:
 
         if self.executor is None:
             _import_fitting()  # here, once: the parent's final fit needs them too
-            for stream in (sys.stdout, sys.stderr):  # a forked worker flushes what it holds of them at its end
-                with contextlib.suppress(Exception):
-                    stream.flush()
             context = multiprocessing.get_context("fork")
             self.executor = ProcessPoolExecutor(self.jobs, mp_context=context, initializer=_forked)
         futures = [self.executor.submit(function, *call) for call in calls]
