@@ -38,6 +38,10 @@ Routes, each command its own process, CPU seconds (user + system, the workers in
   ``--jobs`` = every core, then ``filterkit predict`` of the test file; the route's seconds are the two commands'
   together, its F1 that of the predicted labels.
   Their search is ``train``'s default, ``--search auto`` (flat on more than two classes, nested on grain).
+- ``pair-1``: two of ``early-1``'s ``train`` at once (each its own model), then ``predict`` with the first's model:
+  how much one ``--jobs 1`` run is slowed by a second beside it on this host (caches, memory bandwidth, a shared
+  core), and so the best ``--jobs 2`` ÷ ``--jobs 1`` two processes can reach here (half that slowing, before the
+  parent's own work).
 - ``flat-1``, ``flat-all``: the same with ``--search flat`` (chain and C scored in one cross-validation, C searched
   early); ``nested-1``, ``nested-all`` with ``--search nested`` (C searched early), the default before
   docs/RESULTS.md §10.11.
@@ -81,6 +85,7 @@ import argparse
 import hashlib
 import json
 import os
+import shlex
 import shutil
 import statistics
 import subprocess
@@ -106,6 +111,7 @@ ROUTES = (
     "full-all",
     "early-1",
     "early-all",
+    "pair-1",
     "flat-1",
     "flat-all",
     "nested-1",
@@ -356,8 +362,12 @@ def route_commands(route: str, paths: dict[str, Path], positive: str | None, fol
     model = folder / f"{paths['train'].stem}.{route}.json"
     workers = "1" if jobs == "1" else str(os.cpu_count() or 1)
     searches = {"flat": ["--search", "flat", "--svm-c-search", "early"], "nested": ["--search", "nested"]}
-    search = searches.get(kind, ["--svm-c-search", kind])
+    search = searches.get(kind, ["--svm-c-search", "early" if kind == "pair" else kind])
     train = [filterkit, "train", "-q", *task, *search, "--jobs", workers, "-o", str(model)]
+    if kind == "pair":  # two of early-1's train at once, the second's model beside the first's
+        first, second = (shlex.join([*train[:-1], str(path), str(paths["train"])]) for path in (model, f"{model}.2"))
+        both = f"{first} & started=$!; {second}; status=$?; wait $started && exit $status"
+        return [["bash", "-c", both], [filterkit, "predict", str(model), str(paths["test"])]]
     return [train + [str(paths["train"])], [filterkit, "predict", str(model), str(paths["test"])]]
 
 
@@ -545,6 +555,10 @@ def format_report(runs: dict[tuple[str, str], list[dict]], sizes: dict, repeats:
                     ratio = median_of(ours, measured) / median_of(theirs, measured)
                     change = median_of(ours, "f1") - median_of(theirs, "f1")
                     parts.append(f"{kind}-{jobs} ÷ grid-{jobs}: {measured} {ratio:.2f}×, F1 {change:+.4f}")
+        one, pair = found.get("early-1"), found.get("pair-1")
+        if one and pair and all("first_wall" in run for run in one + pair):
+            slowed = median_of(pair, "first_wall") / median_of(one, "first_wall")
+            parts.append(f"pair-1 ÷ early-1, `train`'s wall: {slowed:.2f}× (at best {slowed / 2:.2f}× with two jobs)")
         for kind in ("full", "early", "flat", "nested"):
             one, every = found.get(f"{kind}-1"), found.get(f"{kind}-all")
             if one and every and all("first_wall" in run for run in one + every):
