@@ -29,8 +29,12 @@ from filterkit.option_files import GIVEN_FILES, sent_files
 from filterkit.ownership import STOPPING_SIGNALS
 
 #: Whether the worker processes are forked from this one: on Linux (elsewhere a fork may not be safe, or not be
-#: there).  A run sends its fits once it has read its rows, when its reading threads have ended.
-FORKED = sys.platform.startswith("linux")
+#: there), from Python 3.10.5 (whose pool forks every worker at once: gh-90622).  A run sends its fits once it has
+#: read its rows, when its reading threads have ended.
+FORKED = sys.platform.startswith("linux") and sys.version_info >= (3, 10, 5)
+
+#: Linux's prctl option that has the kernel signal a process when its parent ends (linux/prctl.h).
+PR_SET_PDEATHSIG = 1
 
 #: The values kept for forked workers (:func:`shipped`), by the path that names them.
 _INHERITED: dict[str, Any] = {}
@@ -211,19 +215,26 @@ class WorkerPool:
         generator is closed before its end.  A worker that ends before its call (killed; out of memory) is a
         FilterkitError saying so."""
         if not FORKED:
-            from joblib import Parallel, delayed
-
-            yield from Parallel(n_jobs=self.jobs, return_as="generator")(delayed(function)(*call) for call in calls)
+            yield from _joblib_results(self.jobs, function, calls)
             return
         from concurrent.futures import ProcessPoolExecutor
         from concurrent.futures.process import BrokenProcessPool
 
-        if self.executor is None:
-            _import_fitting()  # here, once: the parent's final fit needs them too
-            context = multiprocessing.get_context("fork")
-            self.executor = ProcessPoolExecutor(self.jobs, mp_context=context, initializer=_forked)
-        futures = [self.executor.submit(function, *call) for call in calls]
+        futures = []
         try:
+            if self.executor is None:
+                _import_fitting()  # here, once: the parent's final fit needs them too
+                context = multiprocessing.get_context("fork")
+                self.executor = ProcessPoolExecutor(
+                    self.jobs, mp_context=context, initializer=_forked, initargs=(os.getpid(),)
+                )
+            # a stopping signal waits until the workers are forked: one meeting the parent's handler there would
+            # raise in the worker, and the workers set their own handling before they take it (_forked)
+            held = signal.pthread_sigmask(signal.SIG_BLOCK, STOPPING_SIGNALS)
+            try:
+                futures = [self.executor.submit(function, *call) for call in calls]
+            finally:
+                signal.pthread_sigmask(signal.SIG_SETMASK, held)
             for future in futures:
                 yield future.result()
         except BrokenProcessPool:
@@ -235,12 +246,37 @@ class WorkerPool:
                 future.cancel()
 
 
-def _forked() -> None:
-    """In a forked worker: Ctrl-C is the parent's to meet (it ends the workers); SIGTERM and SIGHUP end it."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+def _joblib_results(jobs: int, function: Callable, calls: Sequence[tuple]) -> Iterator:
+    """:meth:`WorkerPool.results` in joblib's workers; left before its end (an error), the calls sent finish, so
+    that joblib neither warns of unused results nor stops its workers."""
+    from joblib import Parallel, delayed
+
+    sent = Parallel(n_jobs=jobs, return_as="generator")(delayed(function)(*call) for call in calls)
+    finished = False
+    try:
+        yield from sent
+        finished = True
+    finally:
+        if not finished:
+            for _ in sent:
+                pass
+
+
+def _forked(parent: int) -> None:
+    """In a worker forked from ``parent``: Ctrl-C is the parent's to meet (it ends the workers); SIGTERM and SIGHUP
+    end it unless the parent ignores them (``nohup``); it ends with the parent, killed or not (Linux's
+    ``PR_SET_PDEATHSIG``), so that none is left holding memory."""
+    import ctypes
+
     for signum in STOPPING_SIGNALS:
-        if signum != signal.SIGINT:
+        if signum == signal.SIGINT:
+            signal.signal(signum, signal.SIG_IGN)
+        elif signal.getsignal(signum) is not signal.SIG_IGN:
             signal.signal(signum, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, STOPPING_SIGNALS)
+    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() != parent:  # the parent ended before the line above
+        os._exit(1)
 
 
 def _import_fitting() -> None:

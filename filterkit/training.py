@@ -217,9 +217,9 @@ def _lent_workers(jobs: int | None, engine: str, rows: int, fits: int | None) ->
     """The worker processes lent to the final fit (the kept chain's on every row) of a run on ``rows`` rows, on the
     local engine: ``--jobs``' pool (:func:`~filterkit.evaluation.pool_size`), or as many as the candidates' first
     pool of ``fits`` fits took (None: there was none), so that joblib's workers, where the pool is theirs, are
-    reused as they are.  None are lent on fewer than :data:`~filterkit.evaluation.POOL_FROM_ROWS` rows, nor on Dask,
+    reused as they are.  None are lent on fewer than :data:`~filterkit.evaluation.LEND_FROM_ROWS` rows, nor on Dask,
     where the candidates' fits are the cluster's and the final fit the client's."""
-    if engine != "local" or rows < evaluation.POOL_FROM_ROWS:
+    if engine != "local" or rows < evaluation.LEND_FROM_ROWS:
         return 1
     pool = evaluation.pool_size(jobs, rows)
     return pool if fits is None else min(pool, fits)

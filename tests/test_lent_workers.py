@@ -97,14 +97,14 @@ def test_train_lends_its_jobs_to_the_final_fit_from_the_pools_rows_and_the_model
     from filterkit.plugins import load_plugins
     from filterkit.training import train
 
-    monkeypatch.setattr(evaluation, "POOL_FROM_ROWS", floor)  # oh0's 1,003 rows: lent from 0, not from 5,000
+    monkeypatch.setattr(evaluation, "LEND_FROM_ROWS", floor)  # oh0's 1,003 rows: lent from 0, not from 5,000
     registry = load_plugins()
     settings = Settings(multiclass=True, classifier_params={"c_values": "0.1,1"})
     seen = _lent_while_fitting(monkeypatch)
     chain = [registry.parse_chain("l2")]
     train(str(OH0), chain, settings, registry, jobs=jobs).save(tmp_path / "lent.json")
     assert seen and set(seen) == {expected}
-    monkeypatch.setattr(evaluation, "POOL_FROM_ROWS", 5000)
+    monkeypatch.setattr(evaluation, "LEND_FROM_ROWS", 5000)
     train(str(OH0), chain, settings, registry, jobs=1).save(tmp_path / "alone.json")
     assert (tmp_path / "lent.json").read_bytes() == (tmp_path / "alone.json").read_bytes()
 
@@ -121,7 +121,7 @@ def test_evaluate_with_a_test_file_lends_its_jobs_to_its_single_fit(monkeypatch,
     settings = Settings(multiclass=True, classifier_params={"c_values": "0.1,1"})
     chain = [registry.parse_chain("l2")]
     reports = [evaluate(str(OH0), chain, settings, registry, jobs=1, test=str(held_out)).document]
-    monkeypatch.setattr(evaluation, "POOL_FROM_ROWS", floor)
+    monkeypatch.setattr(evaluation, "LEND_FROM_ROWS", floor)
     seen = _lent_while_fitting(monkeypatch)
     reports.append(evaluate(str(OH0), chain, settings, registry, jobs=2, test=str(held_out)).document)
     assert seen and set(seen) == {expected}
@@ -177,13 +177,9 @@ def test_a_plugins_own_filterkit_error_comes_back_as_a_filterkit_error_with_its_
         (1, "flat", 5, 2, 2),
     ],
 )
-def test_the_workers_lent_are_as_many_as_the_candidates_first_pool_takes(
-    monkeypatch, chains, search, folds, jobs, expected
-):
-    from filterkit import evaluation
+def test_the_workers_lent_are_as_many_as_the_candidates_first_pool_takes(chains, search, folds, jobs, expected):
     from filterkit.training import _first_pool_fits, _lent_workers
 
-    monkeypatch.setattr(evaluation, "POOL_FROM_ROWS", 5_000)
     fits = _first_pool_fits([object()] * chains, search, folds)
     assert _lent_workers(jobs, "local", 10_000, fits) == expected
     assert _lent_workers(jobs, "local", 4_999, fits) == 1  # under the pool's rows none is lent
@@ -197,7 +193,7 @@ def test_train_with_more_jobs_than_candidate_fits_keeps_one_pool(monkeypatch, tm
     from filterkit.plugins import load_plugins
     from filterkit.training import train
 
-    monkeypatch.setattr(evaluation, "POOL_FROM_ROWS", 0)
+    monkeypatch.setattr(evaluation, "LEND_FROM_ROWS", 0)
     registry = load_plugins()
     settings = Settings(multiclass=True, classifier_params={"c_values": "0.1,1"})
     chains = [registry.parse_chain("l2"), registry.parse_chain("binarize l2")]
@@ -300,3 +296,76 @@ def test_a_block_left_by_an_interrupt_ends_its_workers_without_waiting_for_their
         with pytest.raises(ProcessLookupError):
             os.kill(pid, 0)
     assert not finished.exists()
+
+
+def _disposition(signum: int) -> int:
+    """How this process handles ``signum`` (SIG_IGN, SIG_DFL: their numbers)."""
+    import signal
+
+    return int(signal.getsignal(signum))
+
+
+@pytest.mark.skipif(not lent_workers.FORKED, reason="forked workers are Linux's")
+def test_forked_workers_keep_a_hangup_the_command_ignores_and_ignore_ctrl_c():
+    import signal
+
+    before = signal.signal(signal.SIGHUP, signal.SIG_IGN)  # as under nohup
+    try:
+        with lent_workers.WorkerPool(2) as pool:
+            seen = list(pool.results(_disposition, [(signal.SIGHUP,), (signal.SIGTERM,), (signal.SIGINT,)]))
+    finally:
+        signal.signal(signal.SIGHUP, before)
+    assert seen == [int(signal.SIG_IGN), int(signal.SIG_DFL), int(signal.SIG_IGN)]
+
+
+@pytest.mark.skipif(not lent_workers.FORKED, reason="forked workers are Linux's")
+def test_a_pool_broken_between_its_calls_is_one_error_saying_so():
+    import os
+    import signal
+
+    with pytest.raises(FilterkitError, match="^a worker process ended before its work did"):
+        with lent_workers.WorkerPool(2) as pool:
+            assert list(pool.results(abs, [(-1,), (-2,)])) == [1, 2]
+            for process in list(pool.executor._processes.values()):
+                os.kill(process.pid, signal.SIGKILL)
+                process.join()
+            list(pool.results(abs, [(-3,)]))
+
+
+@pytest.mark.skipif(not lent_workers.FORKED, reason="forked workers are Linux's")
+def test_forked_workers_end_with_a_command_that_is_killed():
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    script = (
+        "import time\n"
+        "from filterkit.lent_workers import WorkerPool\n"
+        "with WorkerPool(2) as pool:\n"
+        "    pids = sorted(set(pool.results(__import__('os').getpid, [()] * 8)))\n"
+        "    print(*pids, flush=True)\n"
+        "    list(pool.results(time.sleep, [(600,), (600,)]))\n"
+    )
+    command = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    workers = [int(pid) for pid in command.stdout.readline().split()]
+    assert workers and command.pid not in workers
+    command.send_signal(signal.SIGKILL)
+    command.wait()
+    left = set(workers)
+    for _ in range(200):  # the kernel signals them as the command ends; a moment to be reaped by init
+        left = {pid for pid in left if os.path.exists(f"/proc/{pid}") and _state(pid) != "Z"}
+        if not left:
+            break
+        time.sleep(0.05)
+    assert not left
+
+
+def _state(pid: int) -> str:
+    """The state letter of process ``pid`` in /proc (Z: ended, not yet reaped); "" where it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat") as stream:
+            return stream.read().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return ""
