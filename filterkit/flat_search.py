@@ -133,7 +133,7 @@ class FoldRunner:
         return self
 
     def __exit__(self, *raised) -> None:
-        self.stack.close()
+        self.stack.__exit__(*raised)  # left by an error or an interrupt: the pool's workers are ended at once
 
     def column_parts(self, columns: int, least: int) -> list[list[int]]:
         """The svm's ``columns`` (positions) cut into parts of ``least`` columns or more (where there are that

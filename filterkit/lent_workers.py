@@ -193,7 +193,8 @@ def portable(error: Exception) -> Exception:
 class WorkerPool:
     """``jobs`` worker processes for the block's calls (:meth:`results`): forked at the first call (:data:`FORKED`),
     so that they hold what was kept for them (:func:`shipped`) before it, and ended with the block (at once where
-    it is left by an error or an interrupt); else joblib's, which its later calls with as many jobs reuse."""
+    it is left by an error or an interrupt) or with the thread that made that call; else joblib's, which its later
+    calls with as many jobs reuse."""
 
     def __init__(self, jobs: int):
         self.jobs = jobs
@@ -206,7 +207,7 @@ class WorkerPool:
         if self.executor is not None:
             if raised is not None:  # the running calls are not waited for
                 for process in (getattr(self.executor, "_processes", None) or {}).values():
-                    process.terminate()
+                    process.kill()
             self.executor.shutdown(wait=True, cancel_futures=True)
             self.executor = None
 
@@ -247,14 +248,15 @@ class WorkerPool:
 
 
 def _joblib_results(jobs: int, function: Callable, calls: Sequence[tuple]) -> Iterator:
-    """:meth:`WorkerPool.results` in joblib's workers; left before its end (an error), the calls sent finish, so
-    that joblib neither warns of unused results nor stops its workers."""
+    """:meth:`WorkerPool.results` in joblib's workers; left before its end (an error), its other calls are still
+    made, so that joblib neither warns of unused results nor stops its workers."""
     from joblib import Parallel, delayed
 
     sent = Parallel(n_jobs=jobs, return_as="generator")(delayed(function)(*call) for call in calls)
     finished = False
     try:
-        yield from sent
+        for result in sent:  # not ``yield from``: that would close joblib's generator before the loop below
+            yield result
         finished = True
     finally:
         if not finished:
@@ -268,6 +270,7 @@ def _forked(parent: int) -> None:
     ``PR_SET_PDEATHSIG``), so that none is left holding memory."""
     import ctypes
 
+    _LENT.set(None)  # a piece of a lent fit that maps pieces of its own makes them here
     for signum in STOPPING_SIGNALS:
         if signum == signal.SIGINT:
             signal.signal(signum, signal.SIG_IGN)

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import threading
 
@@ -43,6 +44,17 @@ def test_a_blocks_calls_share_its_pool_while_its_workers_hold_what_they_are_sent
     assert (first, again, other) == ([101, 104], [109, 116], [209, 216])
 
 
+def _lent_and_squares(shared: int, value: int) -> tuple:
+    """What a piece of a lent fit sees (how many workers are lent to it) and the pieces it maps itself."""
+    return lent(), each(functools.partial(_square_or_refuse, set()), [value, value + 1], shared)
+
+
+def test_a_piece_that_maps_pieces_of_its_own_makes_them_in_its_worker():
+    with lending(2):
+        pooled = each(_lent_and_squares, [1, 3], 10)
+    assert pooled == [(1, [11, 14]), (1, [19, 26])]
+
+
 def test_each_raises_the_first_error_in_the_items_order_not_the_first_to_arrive():
     with lending(2), pytest.raises(ValueError, match="refused 1$"):
         each(functools.partial(_square_or_refuse, {1, 5}), list(range(6)), 0)
@@ -55,7 +67,7 @@ def test_each_runs_here_without_lent_workers_or_for_a_plugins_folder_function(mo
         calls.append(arguments)
         raise AssertionError("a pool was started")
 
-    monkeypatch.setattr("joblib.Parallel", no_pool)
+    monkeypatch.setattr(lent_workers.WorkerPool, "results", no_pool)
     assert each(functools.partial(_square_or_refuse, set()), [2, 3], 0) == [4, 9]  # none lent
     local = functools.partial(_square_or_refuse, set())
     monkeypatch.setattr(_square_or_refuse, "__module__", lent_workers.PLUGINS_FOLDER_MODULES + "mine")
@@ -310,11 +322,13 @@ def test_forked_workers_keep_a_hangup_the_command_ignores_and_ignore_ctrl_c():
     import signal
 
     before = signal.signal(signal.SIGHUP, signal.SIG_IGN)  # as under nohup
+    handled = signal.signal(signal.SIGTERM, lambda *_: None)  # as the command's handler, which raises
     try:
         with lent_workers.WorkerPool(2) as pool:
             seen = list(pool.results(_disposition, [(signal.SIGHUP,), (signal.SIGTERM,), (signal.SIGINT,)]))
     finally:
         signal.signal(signal.SIGHUP, before)
+        signal.signal(signal.SIGTERM, handled)
     assert seen == [int(signal.SIG_IGN), int(signal.SIG_DFL), int(signal.SIG_IGN)]
 
 
@@ -354,12 +368,17 @@ def test_forked_workers_end_with_a_command_that_is_killed():
     command.send_signal(signal.SIGKILL)
     command.wait()
     left = set(workers)
-    for _ in range(200):  # the kernel signals them as the command ends; a moment to be reaped by init
-        left = {pid for pid in left if os.path.exists(f"/proc/{pid}") and _state(pid) != "Z"}
-        if not left:
-            break
-        time.sleep(0.05)
-    assert not left
+    try:
+        for _ in range(200):  # the kernel signals them as the command ends; a moment to be reaped by init
+            left = {pid for pid in left if os.path.exists(f"/proc/{pid}") and _state(pid) != "Z"}
+            if not left:
+                break
+            time.sleep(0.05)
+        assert not left
+    finally:
+        for pid in left:  # not left sleeping where the test fails
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
 
 
 def _state(pid: int) -> str:
@@ -369,3 +388,24 @@ def _state(pid: int) -> str:
             return stream.read().rsplit(")", 1)[1].split()[0]
     except OSError:
         return ""
+
+
+@pytest.mark.skipif(not lent_workers.FORKED, reason="forked workers are Linux's")
+def test_the_flat_search_left_by_an_interrupt_ends_its_workers_without_waiting_for_their_calls(tmp_path):
+    import os
+
+    from filterkit.flat_search import FoldRunner
+
+    finished = tmp_path / "finished"
+    with pytest.raises(KeyboardInterrupt):
+        with FoldRunner(None, None, (2, "local", None, None), (None, None, None)) as runner:
+            results = runner.pool.results(
+                _pid_then_wait, [(str(finished), 0), (str(finished), 60), (str(finished), 60)]
+            )
+            next(results)
+            workers = {process.pid for process in runner.pool.executor._processes.values()}
+            raise KeyboardInterrupt
+    for pid in workers:
+        with pytest.raises(ProcessLookupError):
+            os.kill(pid, 0)
+    assert not finished.exists()

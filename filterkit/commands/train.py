@@ -146,8 +146,8 @@ class TrainCommand(EvaluateCommand):
     type=click.IntRange(1),
     default=None,
     show_default=JOBS_DEFAULT,
-    help="Worker processes for the candidates' cross-validation and the final fit's inner folds (--jobs 1: fit here, "
-    "in this process); the same model for any number.",
+    help="Worker processes for the candidates' cross-validation and, from 5,000 rows of a class's task, the final "
+    "fit's inner folds (--jobs 1: fit here, in this process); the same model for any number.",
 )
 @click.option(
     "--search",
