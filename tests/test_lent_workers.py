@@ -409,3 +409,13 @@ def test_the_flat_search_left_by_an_interrupt_ends_its_workers_without_waiting_f
         with pytest.raises(ProcessLookupError):
             os.kill(pid, 0)
     assert not finished.exists()
+
+
+def test_joblibs_workers_left_at_an_error_make_their_other_calls_and_warn_of_nothing(monkeypatch, recwarn):
+    monkeypatch.setattr(lent_workers, "FORKED", False)  # the workers off Linux
+    with lent_workers.WorkerPool(2) as pool:
+        results = pool.results(abs, [(-value,) for value in range(8)])
+        assert next(results) == 0
+        results.close()  # as a caller raising at the first result leaves it
+        assert list(pool.results(abs, [(-5,), (-6,)])) == [5, 6]
+    assert not [warning for warning in recwarn if "cancelled" in str(warning.message)]
