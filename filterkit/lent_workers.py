@@ -151,8 +151,9 @@ def lent() -> int:
 def each(function: Callable, items: Sequence, shared: Any = None) -> list:
     """``[function(shared, item) for item in items]``: computed in the worker processes lent to this fit
     (:func:`lending`) where there are some and ``function`` (a module's function, or a ``functools.partial`` of one)
-    can be imported by name there, else here.  ``shared`` (the fit's rows) goes to the workers once a block, each
-    item with every call.  The values are the same either way; the first error in the items' order is raised."""
+    can be imported by name there, else here.  ``shared`` (the fit's rows) is kept for the workers once a block
+    (:meth:`_Lent.path_of`), each item sent with every call.  The values are the same either way; the first error
+    in the items' order is raised."""
     workers = _LENT.get()
     module = getattr(getattr(function, "func", function), "__module__", "") or ""
     if workers is None or len(items) < 2 or module.startswith(PLUGINS_FOLDER_MODULES):
@@ -167,9 +168,9 @@ def each(function: Callable, items: Sequence, shared: Any = None) -> list:
 
 
 def _in_worker(function: Callable, path: str, item, files: dict | None) -> tuple:
-    """(``function(shared, item)``, None) in a worker process, ``shared`` read from ``path`` (once a process), the
-    files options name as the run read them, or (None, the error it raised as :func:`portable` makes it), which
-    :func:`each` raises at the item's turn."""
+    """(``function(shared, item)``, None) in a worker process, ``shared`` the value ``path`` names there
+    (:func:`received`), the files options name as the run read them, or (None, the error it raised as
+    :func:`portable` makes it), which :func:`each` raises at the item's turn."""
     try:
         with sent_files(files):
             return function(received(path), item), None
