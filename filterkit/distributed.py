@@ -20,7 +20,6 @@ import contextlib
 import dataclasses
 import errno
 import functools
-import io
 import logging
 import os
 import pickle
@@ -44,7 +43,7 @@ from filterkit.errors import DASK_INSTALL_HINT, FilterkitError
 from filterkit.formats import ARFF, FormatOptions, format_of, registered
 from filterkit.labels import meka_layout, taken_columns
 from filterkit.option_files import files_of, sent_files
-from filterkit.outputs import OutputFile, append_rest, place_at, publish_file
+from filterkit.outputs import OutputFile, append_rest, publish_file
 from filterkit.ownership import STOPPING_SIGNALS, owns_process
 from filterkit.partitions import (
     Partition,
@@ -573,40 +572,17 @@ class DaskEngine:
         self, chain: Chain, plan: Plan, stream, form: OutputForm, comments: list[str], output: OutputFile | None
     ) -> None:
         """Write every partition's output to the binary ``stream`` (of ``output``), in partition order,
-        the header once: into a file -o names uncompressed, the workers place each part (:meth:`_place_parts`);
-        else each part is copied here (:func:`_copy_part`) as soon as it and the parts before it are written.
-        The run fails on the first error in the input's order, with the rows before it written to a stream, as a
-        local run does."""
+        the header once, each part copied (:func:`_copy_part`) as soon as it and the parts before it
+        are written: the run fails on the first error in the input's order, with the rows before it
+        written, as a local run does."""
         assert chain.output_schema is not None  # the chain is fitted
         header = format_header(meka_layout(chain.output_schema, chain.label_names)[0], list(comments))
         beside = None if output is None or output.how == "stream" else output.staging_folder
         with self._writing(chain, plan, beside, form, comments) as (meter, parts):
-            if beside is not None and type(stream) is io.BufferedWriter:  # the staged file, by name (not .gz)
-                self._place_parts(stream, header, parts, meter)
-            else:
-                for number, (path, future) in enumerate(parts, 1):
-                    _copy_part(path, future, header, stream, with_header=number == 1)
-                    meter.detail = f"{number}/{len(parts)} partitions"
+            for number, (path, future) in enumerate(parts, 1):
+                _copy_part(path, future, header, stream, with_header=number == 1)
+                meter.detail = f"{number}/{len(parts)} partitions"
             meter.count = sum(future.result() for _, future in parts)
-
-    def _place_parts(self, stream, header: bytes, parts: list, meter) -> None:
-        """Write ``header`` to the file ``stream`` writes (by its name), then have the workers copy each part, its
-        own header left out, into that file at the part's offset (:func:`filterkit.outputs.place_at`), a task
-        sent as soon as the part and those before it are written, ahead of the partitions still waiting: the
-        parts are joined in parallel, kernel to kernel, through no byte of this process (which had copied 3.7 GB
-        alone on grain ×1000 ``shape bns l2``).  The first failure in partition order is raised."""
-        stream.write(header)
-        stream.flush()
-        offset, placing = len(header), []
-        for path, future in parts:
-            result_of(future)
-            size = os.path.getsize(path) - len(header)  # before the task, which removes the part
-            placing.append(self.client.submit(place_at, path, stream.name, offset, header, priority=1, pure=False))
-            offset += size
-        for number, task in enumerate(placing, 1):
-            result_of(task)
-            meter.detail = f"{number}/{len(parts)} partitions"
-        stream.seek(offset)
 
     def write_predictions(self, model, plan: Plan, writer, stream, beside: str | None) -> None:
         """Write the predictions of ``model`` (a :class:`filterkit.trained.TrainedModel`) for every row of the

@@ -97,8 +97,7 @@ class StagedOutput:
         handle, self.temporary = tempfile.mkstemp(
             prefix=f".{os.path.basename(output.target)}.", suffix=".tmp", dir=output.staging_folder
         )
-        os.close(handle)
-        self.stream = open(self.temporary, "wb")  # by name: other processes may fill ranges of it (place_at)
+        self.stream = os.fdopen(handle, "wb")
 
     def publish(self) -> None:
         """Flush the output to disk and put it in place (rename, or copy into the file)."""
@@ -136,32 +135,6 @@ def staged_output(output: OutputFile):
         raise FilterkitError(f"cannot write {output.path}: {error.strerror or error}") from None
     finally:
         stage.discard()
-
-
-def place_at(source_path: str, target_path: str, offset: int, skip: bytes = b"") -> int:
-    """Copy the file at ``source_path``, less its first bytes ``skip`` (checked: FilterkitError naming the file
-    where they differ), into the existing file at ``target_path`` from byte ``offset`` on, the rest of that file
-    left as it is, then remove the source; the bytes copied.  The kernel copies (``copy_file_range``) where it
-    can: several processes fill one output this way in parallel, each its own range, none through the process
-    that owns the output."""
-    with open(source_path, "rb") as source:
-        if source.read(len(skip)) != skip:
-            raise FilterkitError("a partition's output has another header than the first's", source_path)
-        target, start, copied = os.open(target_path, os.O_WRONLY), len(skip), 0
-        try:
-            if hasattr(os, "copy_file_range"):
-                with contextlib.suppress(OSError):  # not across these file systems: through a buffer below
-                    while step := os.copy_file_range(source.fileno(), target, 1 << 30, start + copied, offset + copied):
-                        copied += step
-            source.seek(start + copied)
-            while block := memoryview(source.read(1 << 20)):
-                while block:
-                    written = os.pwrite(target, block, offset + copied)
-                    copied, block = copied + written, block[written:]
-        finally:
-            os.close(target)
-    os.remove(source_path)
-    return copied
 
 
 def publish_file(output: OutputFile, temporary: str) -> None:

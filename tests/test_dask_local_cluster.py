@@ -154,55 +154,6 @@ def test_a_part_with_another_header_is_refused_naming_it(tmp_path):
     assert raised.value.path == str(path)
 
 
-class PlacingClient:
-    """A client that runs each task at once, in this process, and records how it was sent."""
-
-    def __init__(self):
-        self.sent = []
-
-    def submit(self, function, *arguments, **options):
-        self.sent.append((function, arguments, options))
-        return Done(function(*arguments))
-
-
-def test_the_parts_of_a_file_output_are_placed_by_the_workers_not_copied_here(tmp_path):
-    """Into a file -o names, each finished part goes in by a task of its own (``place_at``, ahead of the
-    partitions still waiting), at its offset after the header this process writes: none of its bytes passes
-    through this process, and the stream is left at the output's end."""
-    pytest.importorskip("dask.distributed", reason="Dask is not installed (pip install 'filterkit[dask]')")
-    rows = [b"1\n", b"", bytes(range(256)) * (3 << 12) + b"\n", b"4\n"]
-    paths = [tmp_path / f"{number:05d}-part.arff" for number in range(len(rows))]
-    for path, part in zip(paths, rows):
-        path.write_bytes(HEAD + part)
-    client, output = PlacingClient(), tmp_path / "out.arff"
-    with open(output, "wb") as stream:
-        parts = [(str(path), Done(f"write-{number}")) for number, path in enumerate(paths)]
-        DaskEngine(client, None, 1000)._place_parts(stream, HEAD, parts, Meter())
-        assert stream.tell() == len(HEAD) + sum(map(len, rows))
-    assert output.read_bytes() == HEAD + b"".join(rows)
-    assert not any(path.exists() for path in paths)
-    offsets = [arguments[2] for _, arguments, _ in client.sent]
-    assert offsets == [len(HEAD), len(HEAD) + 2, len(HEAD) + 2, len(HEAD) + 2 + len(rows[2])]
-    assert {(function, options["priority"]) for function, _, options in client.sent} == {(engine_module.place_at, 1)}
-
-
-def test_placing_stops_at_the_first_failed_part_in_partition_order(tmp_path):
-    """The parts before it are placed; the failed one and those after it are not sent."""
-    pytest.importorskip("dask.distributed", reason="Dask is not installed (pip install 'filterkit[dask]')")
-    first = tmp_path / "00000-part.arff"
-    first.write_bytes(HEAD + b"1\n")
-    client = PlacingClient()
-    parts = [
-        (str(first), Done("write-0")),
-        (str(tmp_path / "00001-part.arff"), Failed("write-1", FilterkitError("bad row", "in.arff", 9))),
-        (str(tmp_path / "00002-part.arff"), Done("write-2")),
-    ]
-    with open(tmp_path / "out.arff", "wb") as stream, pytest.raises(FilterkitError, match="bad row"):
-        DaskEngine(client, None, 1000)._place_parts(stream, HEAD, parts, Meter())
-    assert [arguments[0] for _, arguments, _ in client.sent] == [str(first)]
-    assert (tmp_path / "out.arff").read_bytes() == HEAD + b"1\n"
-
-
 def test_a_scheduler_s_cluster_gets_two_partitions_per_worker_thread():
     """Workers of unequal speed balance the load over more partitions; a local cluster's are alike."""
 

@@ -24,8 +24,6 @@ from types import SimpleNamespace
 import pytest
 
 from chain_helpers import FILTERKIT, REAL
-from filterkit.errors import FilterkitError
-from filterkit.outputs import place_at
 from filterkit.testing import run_filterkit
 
 needs_script = pytest.mark.skipif(FILTERKIT is None, reason="the filterkit console script is not installed")
@@ -511,54 +509,3 @@ def test_a_relative_output_dir_is_resolved_on_the_client(tmp_path, monkeypatch):
 
     monkeypatch.chdir(tmp_path)
     assert checked_output_folder("out/parts") == str(tmp_path / "out" / "parts")
-
-
-HEADER = b"@relation r\n@attribute a numeric\n@data\n"
-
-
-@pytest.mark.parametrize("kernel_copies", [True, False], ids=["copy_file_range", "through-a-buffer"])
-def test_place_at_fills_its_range_of_a_file_and_leaves_the_rest(tmp_path, monkeypatch, kernel_copies):
-    """A part, less its header, goes into the output at its offset, the other bytes kept; the part is removed.
-    Where the kernel cannot copy between the files (another file system), it is copied through a buffer,
-    more than one block of it here."""
-    if not kernel_copies:
-
-        def refused(*_):
-            raise OSError(18, "Invalid cross-device link")
-
-        monkeypatch.setattr(os, "copy_file_range", refused, raising=False)
-    rows = bytes(range(256)) * (5 << 12) + b"\n"  # 5 MiB: five blocks of the buffer
-    part, output = tmp_path / "00001-part.arff", tmp_path / "out.arff"
-    part.write_bytes(HEADER + rows)
-    output.write_bytes(b"a" * 10 + b"z" * (len(rows) + 7))
-    assert place_at(str(part), str(output), 10, HEADER) == len(rows)
-    assert output.read_bytes() == b"a" * 10 + rows + b"z" * 7
-    assert not part.exists()
-
-
-def test_place_at_refuses_a_part_with_another_header_naming_it(tmp_path):
-    part, output = tmp_path / "00001-part.arff", tmp_path / "out.arff"
-    part.write_bytes(HEADER.replace(b"numeric", b"real") + b"1\n")
-    output.write_bytes(b"kept")
-    with pytest.raises(FilterkitError, match="another header than the first's") as raised:
-        place_at(str(part), str(output), 4, HEADER)
-    assert raised.value.path == str(part)
-    assert output.read_bytes() == b"kept" and part.exists()
-
-
-def test_parts_placed_at_once_make_the_whole_file(tmp_path):
-    """Several processes (threads here) fill one file, each its own range, in any order."""
-    parts = [bytes([65 + number]) * (number * 70_001 + 1) for number in range(6)]
-    output = tmp_path / "out.arff"
-    output.write_bytes(HEADER)
-    offsets = [len(HEADER) + sum(map(len, parts[:number])) for number in range(len(parts))]
-    threads = []
-    for number, rows in reversed(list(enumerate(parts))):
-        path = tmp_path / f"{number:05d}-part.arff"
-        path.write_bytes(HEADER + rows)
-        threads.append(threading.Thread(target=place_at, args=(str(path), str(output), offsets[number], HEADER)))
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    assert output.read_bytes() == HEADER + b"".join(parts)
