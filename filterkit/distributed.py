@@ -20,6 +20,7 @@ import contextlib
 import dataclasses
 import errno
 import functools
+import importlib.metadata
 import logging
 import os
 import pickle
@@ -56,7 +57,7 @@ from filterkit.partitions import (
     output_targets,
     record_plan,
 )
-from filterkit.plugins import Registered, load_plugins, running_registry
+from filterkit.plugins import BUILT_IN_DISTRIBUTION, Registered, load_plugins, running_registry
 from filterkit.progress import Progress
 from filterkit.runner import Chain, guarded
 from filterkit.running import OutputForm, OutputTarget, new_rows_relation, output_stream
@@ -401,12 +402,22 @@ class DaskEngine:
         return self.client.submit(function, *arguments, pure=False, **placement)
 
     def check_workers(self, chain: Chain, classifier: Registered | None = None) -> None:
-        """Refuse to run unless every worker has this filterkit version, each stage of ``chain`` and the
-        ``classifier`` (a model's, which ``predict`` rebuilds on the workers) from the same plugin, distribution
-        and version as the client (FilterkitError naming the worker and what differs).  A local cluster's
-        workers are this interpreter started again."""
+        """Refuse to run unless the scheduler (which unpickles each task) and every worker have this filterkit
+        version, and every worker each stage of ``chain`` and the ``classifier`` (a model's, which ``predict``
+        rebuilds on the workers) from the same plugin, distribution and version as the client (FilterkitError
+        naming the worker and what differs).  A local cluster's workers are this interpreter started again."""
         if self.local:
             return
+        try:  # a function of the standard library: one of filterkit's would fail to unpickle there
+            scheduler = self.client.run_on_scheduler(importlib.metadata.version, BUILT_IN_DISTRIBUTION)
+        except importlib.metadata.PackageNotFoundError:
+            scheduler = None
+        if scheduler != __version__:
+            runs = "has no filterkit" if scheduler is None else f"runs filterkit {scheduler}"
+            raise FilterkitError(
+                f"the Dask scheduler {runs}, the client {__version__}; it reads every task, so install the "
+                "client's version there too"
+            )
         wanted = [("stage", stage.name, stage.provenance) for stage in chain.stages]
         if classifier is not None:
             wanted.append(("classifier", classifier.name, classifier.provenance))

@@ -10,6 +10,7 @@ import contextlib
 import fnmatch
 import functools
 import hashlib
+import importlib.metadata
 import io
 import os
 import re
@@ -338,3 +339,26 @@ class ComparedName(str):
         return str.__eq__(self, other)
 
     __hash__ = str.__hash__
+
+
+class InventoryClient:
+    """Stands in for a Dask client in :meth:`filterkit.distributed.DaskEngine.check_workers`: ``run`` answers with
+    the given inventory per worker, ``run_on_scheduler`` with the scheduler's filterkit version (None: none)."""
+
+    def __init__(self, inventories: dict, scheduler: str | None = None):
+        from filterkit.version import __version__
+
+        self.inventories = inventories
+        self.scheduler = scheduler or __version__
+
+    def run(self, function, *args):
+        from filterkit.distributed import worker_inventory
+
+        assert function is worker_inventory
+        return self.inventories
+
+    def run_on_scheduler(self, function, *args):
+        assert (function, args) == (importlib.metadata.version, ("filterkit-arff",))
+        if self.scheduler == "none":
+            raise importlib.metadata.PackageNotFoundError("filterkit-arff")
+        return self.scheduler

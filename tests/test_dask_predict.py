@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 import filterkit
-from chain_helpers import REAL, TESTS
+from chain_helpers import REAL, TESTS, InventoryClient
 from filterkit import cli, plugins
 from filterkit.errors import FilterkitError
 from filterkit.runner import Chain
@@ -191,19 +191,6 @@ def test_labels_named_by_a_file_reach_the_workers(run_filterkit, dask_scheduler,
     assert written(run_filterkit, tmp_path / "out.arff", *options, *chain) == here
     applied = written(run_filterkit, tmp_path / "out.arff", "apply", model, data)
     assert written(run_filterkit, tmp_path / "out.arff", "apply", *options, model, data) == applied
-
-
-class InventoryClient:
-    """Stands in for a Dask client: ``run`` answers with the given inventory per worker."""
-
-    def __init__(self, inventories: dict):
-        self.inventories = inventories
-
-    def run(self, function, *args):
-        from filterkit.distributed import worker_inventory
-
-        assert function is worker_inventory
-        return self.inventories
 
 
 def checked_for_svm(inventories: dict, classifier: bool = True) -> None:

@@ -10,23 +10,12 @@ import re
 import pytest
 
 import filterkit
-from chain_helpers import FIXTURE_PLUGINS, REAL, STAGES_DIR
+from chain_helpers import FIXTURE_PLUGINS, REAL, STAGES_DIR, InventoryClient
 from filterkit import plugins
 from filterkit.distributed import DaskEngine, worker_inventory
 from filterkit.errors import FilterkitError
 from filterkit.plugins import load_plugins
 from filterkit.runner import Chain
-
-
-class InventoryClient:
-    """Stands in for a Dask client: ``run`` answers with the given inventory per worker."""
-
-    def __init__(self, inventories: dict):
-        self.inventories = inventories
-
-    def run(self, function, *args):
-        assert function is worker_inventory
-        return self.inventories
 
 
 def chain_of(*names, plugins_dir=None) -> Chain:
@@ -72,6 +61,20 @@ def test_a_worker_with_another_filterkit_is_named():
     other = {**worker_inventory(None), "filterkit": "0.0.1"}
     with pytest.raises(FilterkitError, match=r"^Dask worker tcp://a:1 runs filterkit 0\.0\.1, the client "):
         engine_with({"tcp://a:1": other}).check_workers(chain_of("l2"))
+
+
+@pytest.mark.parametrize("scheduler, runs", [("none", "has no filterkit"), ("0.0.1", "runs filterkit 0.0.1")])
+def test_a_scheduler_without_the_client_s_filterkit_is_refused_before_any_task(scheduler, runs):
+    """Dask's scheduler unpickles each task: one without filterkit (or another version) had failed the first with
+    a traceback ("Error during deserialization of the task graph")."""
+    here = worker_inventory(None)
+    engine = DaskEngine(InventoryClient({"tcp://a:1": here}, scheduler), None, 1000)
+    with pytest.raises(FilterkitError) as raised:
+        engine.check_workers(chain_of("l2"))
+    assert str(raised.value) == (
+        f"the Dask scheduler {runs}, the client {filterkit.__version__}; it reads every task, so install the "
+        "client's version there too"
+    )
 
 
 @pytest.fixture(scope="module")
