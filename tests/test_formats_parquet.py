@@ -175,6 +175,22 @@ def test_dates_and_timestamps_are_date_attributes_in_milliseconds_utc(tmp_path):
 
 
 @needs_pyarrow
+@pytest.mark.parametrize("unit, ticks", [("ms", 253402300800000), ("s", -62135596801), ("us", 253402300800000 * 1000)])
+def test_a_timestamp_outside_the_years_1_to_9999_is_an_error_naming_its_row(tmp_path, unit, ticks):
+    # it was read, and failed only when written: without a row, after the header, `info` exiting 0
+    import pyarrow as pa
+
+    path = _write(tmp_path / "d.parquet", {"when": pa.array([0, 1, ticks], pa.timestamp(unit)), "x": [1, 2, 3]})
+    for argv in ((path, "-o", tmp_path / "out.arff"), ("info", path)):
+        result = run_filterkit(*argv)
+        assert (result.status, result.stderr) == (
+            1,
+            f"filterkit: error: {path}: row 3: the column 'when' holds a date outside the years 1 to 9999\n",
+        )
+    assert not (tmp_path / "out.arff").exists()
+
+
+@needs_pyarrow
 def test_a_list_column_is_refused_naming_it(tmp_path):
     path = _write(tmp_path / "d.parquet", {"text": ["a b", "c d"], "tags": [["x"], ["y", "z"]]})
     out = tmp_path / "out.arff"

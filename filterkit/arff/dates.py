@@ -5,7 +5,11 @@
 and years are 1 to 9999.  Letters ``y M d H k K h m s S a E z Z X`` and quoted literals are
 supported, any other refused when the header is read.  Dates are read as Weka reads them (not
 lenient): a field out of its range (hour 25, February 30, a wrong weekday) is refused; digits are
-decimal digits of any script, and no sign is taken.
+decimal digits of any script, and no sign is taken.  A date whose zone (or hour 24) moves it outside
+those years in UTC is refused where it is read, not only when written.  ``yy`` is Java's: two digits
+written, read in the century that puts the year within 80 years before today, so a year outside that
+window (1900 written ``00``) reads back as another; filterkit writes it as Weka does (write ``yyyy``
+to keep every year).
 """
 
 from __future__ import annotations
@@ -61,7 +65,10 @@ class DateFormat:
         if values.get("E", moment.weekday()) != moment.weekday():
             raise self._mismatch(text)
         seconds = (moment - _EPOCH).total_seconds() + hour * 3600 + values["m"] * 60 + values["s"]
-        return float((seconds - values["z"] * 60) * 1000 + values["S"])
+        millis = float((seconds - values["z"] * 60) * 1000 + values["S"])
+        if not FIRST_MILLISECOND <= millis <= LAST_MILLISECOND:  # a zone or hour 24 past the years' ends
+            raise ArffError(f"date {shown(text)} is {YEARS_OUTSIDE} in UTC, as filterkit holds dates")
+        return millis
 
     def format(self, millis: float) -> str:
         """The text of ``millis`` (ms since 1970 UTC) in this pattern; ArffError outside years 1 to 9999."""
@@ -69,7 +76,7 @@ class DateFormat:
             moment = _EPOCH + _dt.timedelta(milliseconds=float(millis))
         except (OverflowError, ValueError):
             raise ArffError(
-                f"the date {float(millis)!r} (ms since 1970) is outside the years 1 to 9999 "
+                f"the date {float(millis)!r} (ms since 1970) is {YEARS_OUTSIDE} "
                 f"and cannot be written in the format {_shown_pattern(self.pattern)}"
             ) from None
         pieces = []
@@ -102,6 +109,14 @@ class DateFormat:
 
 
 _EPOCH = _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc)
+#: The first and last millisecond of the years 1 to 9999 (UTC), since 1970: the dates filterkit holds, each
+#: of which it can write.
+FIRST_MILLISECOND = (_dt.datetime(1, 1, 1, tzinfo=_dt.timezone.utc) - _EPOCH) / _dt.timedelta(milliseconds=1)
+LAST_MILLISECOND = (_dt.datetime(9999, 12, 31, 23, 59, 59, 999000, tzinfo=_dt.timezone.utc) - _EPOCH) / _dt.timedelta(
+    milliseconds=1
+)
+#: How a message says a date is not one of them.
+YEARS_OUTSIDE = "outside the years 1 to 9999"
 #: Each numeric field's range (Java's non-lenient calendar): k counts hours 1-24, h 1-12.
 _FIRST = {"y": 1, "M": 1, "d": 1, "H": 0, "k": 1, "K": 0, "h": 1, "m": 0, "s": 0, "S": 0}
 _LAST = {"y": 9999, "M": 12, "d": 31, "H": 23, "k": 24, "K": 11, "h": 12, "m": 59, "s": 59, "S": 999}

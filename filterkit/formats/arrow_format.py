@@ -23,7 +23,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from filterkit.arff.dates import DEFAULT_FORMAT
+from filterkit.arff.dates import DEFAULT_FORMAT, FIRST_MILLISECOND, LAST_MILLISECOND, YEARS_OUTSIDE
 from filterkit.errors import ArffError, FilterkitError
 from filterkit.formats import FormatOptions, Layout, Reopen, relation_of
 from filterkit.formats.records import (
@@ -327,7 +327,14 @@ def _values(
             raise FilterkitError(
                 f"the column {shown(attribute.name)} holds {kind}, not the dates of the training data", name
             )
-        return _milliseconds(array)
+        milliseconds = _milliseconds(array)
+        outside = np.flatnonzero((milliseconds < FIRST_MILLISECOND) | (milliseconds > LAST_MILLISECOND))
+        if outside.size:
+            raise ArffError(
+                f"row {first_row + int(outside[0])}: the column {shown(attribute.name)} holds a date {YEARS_OUTSIDE}",
+                name,
+            )
+        return milliseconds
     if attribute.kind == NUMERIC and _is_number(kind):
         return _floats(array)
     encoded = array if pa.types.is_dictionary(kind) else pc.dictionary_encode(array)

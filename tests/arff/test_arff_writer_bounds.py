@@ -70,3 +70,28 @@ def test_weights_and_strings_follow_their_rows_across_blocks(monkeypatch):
         written(schema, chunk, sparse=False).split(b"@data\n")[1]
         == b"0,1,a\n2,0,'b c' {0.5}\n0,0,'' {2}\n3,4,d\n5,0,e {3}\n"
     )
+
+
+@pytest.mark.parametrize(
+    "pattern, text",
+    [
+        ("yyyy-MM-dd'T'HH:mm:ssZ", "9999-12-31T23:59:59-0100"),
+        ("yyyy-MM-dd'T'HH:mm:ssZ", "0001-01-01T00:30:00+0100"),
+    ],
+)
+def test_a_date_read_past_the_years_1_to_9999_by_its_zone_is_refused_at_its_line(
+    run_filterkit, tmp_path, pattern, text
+):
+    # read, it failed only when written, without a line, after the header; `info` exited 0
+    path = tmp_path / "late.arff"
+    path.write_text(f"@relation r\n@attribute when date \"{pattern}\"\n@data\n'{text}'\n")
+    expected = (
+        f"filterkit: error: {path}:4: date '{text}' is outside the years 1 to 9999 in UTC, as filterkit holds dates\n"
+    )
+    for argv in (("info", path), (path, "-o", tmp_path / "out.arff")):
+        result = run_filterkit(*argv)
+        assert (result.status, result.stderr) == (1, expected)
+    assert not (tmp_path / "out.arff").exists()
+    edge = text.replace("-0100", "+0000").replace("+0100", "+0000")
+    path.write_text(f"@relation r\n@attribute when date \"{pattern}\"\n@data\n'{edge}'\n")
+    assert run_filterkit("info", path).status == 0
