@@ -319,9 +319,12 @@ def _major(version: str) -> int | None:
 
 
 def _check_writer(written_by, path) -> None:
-    """Refuse a model written by a newer major version of filterkit: its meaning may have changed."""
-    if not isinstance(written_by, str):
+    """Refuse a model written by a newer major version of filterkit: its meaning may have changed; and one
+    whose ``filterkit_version`` (left out by the first models) is not a version."""
+    if written_by is None:
         return
+    if not isinstance(written_by, str) or _major(written_by) is None:
+        raise NotAModel(f"'filterkit_version' is {json.dumps(written_by)[:40]}, not a version such as {__version__}")
     theirs, ours = _major(written_by), _major(__version__)
     if theirs is not None and ours is not None and theirs > ours:
         raise FilterkitError(
@@ -350,8 +353,43 @@ def _check_reading(recorded) -> None:
             raise NotAModel(f"'input' option: {error}") from None
 
 
+#: What a model file holds at its top level (``svmlight_first_index``: in models of 0.3's svmlight reading).
+MODEL_KEYS = frozenset(
+    (
+        "format_version",
+        "filterkit_version",
+        "input_schema",
+        "class",
+        "positive",
+        "labels",
+        "svmlight_first_index",
+        "input",
+        "stages",
+        "classifier",
+        "statistics",
+    )
+)
+#: What each stage of a model holds.
+STAGE_KEYS = frozenset(("name", "plugin", "distribution", "params", "state"))
+#: What ``train`` writes in a model's classifier section (:func:`filterkit.training.section_head` and after).
+CLASSIFIER_KEYS = frozenset(
+    (
+        *("name", "plugin", "distribution", "params", "task", "classes", "seed", "chain", "features"),
+        *("fitted", "search", "search_c_values", "candidates", "state", "per_label"),
+    )
+)
+
+
+def _refuse_unknown(mapping: dict, known: frozenset, where: str) -> None:
+    """NotAModel naming a key of ``mapping`` that is not ``known``: an edited model's, which nothing would read."""
+    unknown = sorted(key for key in mapping if key not in known)
+    if unknown:
+        raise NotAModel(f"{where} has an unknown key {json.dumps(unknown[0])[:40]}")
+
+
 def _check_document(document: dict) -> None:
     """The document's structure and types, everywhere (NotAModel naming the first problem)."""
+    _refuse_unknown(document, MODEL_KEYS, "the model")
     _expect(document, {"input_schema": dict, "stages": list}, "the model")
     _expect_text_or_null(document, ("class", "positive"), "the model")
     labels = document.get("labels", [])
@@ -371,6 +409,7 @@ def _check_document(document: dict) -> None:
         where = f"stage {position}"
         if not isinstance(entry, dict):
             raise NotAModel(f"{where} is {_json_type(entry)}, not an object")
+        _refuse_unknown(entry, STAGE_KEYS, where)
         _expect(entry, {"name": str, "params": dict, "state": dict}, where)
         _expect_text_or_null(entry, ("plugin", "distribution"), where)
         for key, value in entry["state"].items():
@@ -387,7 +426,12 @@ def _check_classifier(section) -> None:
     """The classifier section's structure and types (NotAModel naming the first problem)."""
     if not isinstance(section, dict):
         raise NotAModel(f"'classifier' is {_json_type(section)}, not an object")
+    _refuse_unknown(section, CLASSIFIER_KEYS, "classifier")
     _expect(section, {"name": str, "params": dict, "task": str, "classes": list}, "classifier")
+    if "seed" in section and (type(section["seed"]) is not int or section["seed"] < 0):
+        raise NotAModel(f"classifier: 'seed' is {json.dumps(section['seed'])[:40]}, not a whole number ≥ 0")
+    if not isinstance(section.get("fitted", {}), dict):
+        raise NotAModel(f"classifier: 'fitted' is {_json_type(section['fitted'])}, not an object")
     if type(section.get("features")) is not int or section["features"] < 0:
         raise NotAModel(f"classifier: 'features' is {json.dumps(section.get('features'))[:40]}, not a count")
     if section["task"] not in CLASSIFIER_TASKS:
@@ -416,6 +460,7 @@ def _label_states(section: dict) -> list[tuple[str, dict]]:
         where = f"classifier: label {shown(label)}"
         if not isinstance(entry, dict) or ("state" in entry) == ("constant" in entry):
             raise NotAModel(f"{where}: not an object holding either a 'state' or a 'constant'")
+        _refuse_unknown(entry, frozenset(("state", "fitted", "constant")), where)
         if "constant" in entry and type(entry["constant"]) is not bool:
             raise NotAModel(f"{where}: 'constant' is {json.dumps(entry['constant'])[:40]}, not true or false")
         if "state" in entry:

@@ -119,6 +119,10 @@ class SavedState:
             return
         if not isinstance(recorded, dict):
             raise invalid_state(self.stage, f"'{OPTIONS_KEY}' is not a table of options")
+        declared = {option.name for option in self.stage.options}
+        unknown = sorted(name for name in recorded if name not in declared)
+        if unknown:
+            raise invalid_state(self.stage, f"'{OPTIONS_KEY}' records {unknown[0]!r}, which is no option of the stage")
         for option in self.stage.options:
             value = self.stage.params[option.name]
             # an option the state does not record was added after it was saved

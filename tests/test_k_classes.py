@@ -254,7 +254,7 @@ def test_a_one_class_auto_model_read_as_k_classes_is_refused(tmp_path):
     model.write_text(json.dumps({**saved, "positive": None}))
     result = run_filterkit("apply", model, IRIS)
     assert result.status == 1 and result.stdout == b""
-    assert "stage 'auto': the model's saved state is invalid: 'treatment' has 4 entries, expected 12" in result.stderr
+    assert "stage 1 'auto': the model's saved state is invalid: 'treatment' has 4 entries, expected 12" in result.stderr
 
 
 @pytest.mark.slow

@@ -307,6 +307,34 @@ def test_wrong_types_anywhere_are_not_a_model(run_filterkit, model, change, reas
     assert_not_a_model(apply(run_filterkit, model), model, reason)
 
 
+@pytest.mark.parametrize(
+    "change, reason",
+    [
+        (lambda d: d.update(extra=1), 'the model has an unknown key "extra"'),
+        (lambda d: d["stages"][1].update(note="x"), 'stage 2 has an unknown key "note"'),
+        (
+            lambda d: d["stages"][0]["state"].update(extra=[1.0]),
+            "stage 1 'minmax': the model's saved state has an unknown entry 'extra'",
+        ),
+        (
+            lambda d: d["stages"][1]["state"]["fitted_options"].update(tops=3),
+            "stage 2 'select': the model's saved state is invalid: 'fitted_options' records 'tops', which is no "
+            "option of the stage",
+        ),
+        (lambda d: d.update(filterkit_version=9), "'filterkit_version' is 9, not a version such as "),
+        (lambda d: d.update(filterkit_version="v9.0.0"), "'filterkit_version' is \"v9.0.0\", not a version such as "),
+        (lambda d: d.update(filterkit_version=["9"]), "'filterkit_version' is [\"9\"], not a version such as "),
+    ],
+    ids=["top-level", "stage", "stage-state", "fitted-options", "version-number", "version-text", "version-list"],
+)
+def test_what_nothing_would_read_is_not_a_model(run_filterkit, model, change, reason):
+    # each was ignored: a typo or an edit a user believes in, without effect
+    edit_json(model, change)
+    result = apply(run_filterkit, model)
+    assert result.status == 1 and result.stdout == b""
+    assert result.stderr.startswith(f"filterkit: error: {model}: not a filterkit model ({reason}")
+
+
 # Issue 37, item 12: every field of a model that becomes a size, an index or an int.
 
 
