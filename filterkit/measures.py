@@ -40,6 +40,29 @@ def measures(truth: np.ndarray, scores: np.ndarray, predicted: np.ndarray) -> di
     }
 
 
+def f1_scores(truth: np.ndarray, decided: np.ndarray, labels: list) -> list[float]:
+    """Each label's F1, 2·TP / (2·TP + FP + FN), 0 where it has no row in ``truth`` nor ``decided``: scikit-learn's
+    ``f1_score(…, zero_division=0.0)`` to the bit, without its checks."""
+    scores = []
+    for label in labels:
+        actual, predicted = truth == label, decided == label
+        hits, positives = np.count_nonzero(actual & predicted), np.count_nonzero(actual) + np.count_nonzero(predicted)
+        scores.append(2.0 * hits / positives if positives else 0.0)
+    return scores
+
+
+def area_under_roc(targets: np.ndarray, scores: np.ndarray) -> float:
+    """AUC as the Mann-Whitney statistic (ties count one half); NaN with one class only."""
+    from scipy.stats import rankdata
+
+    targets = np.asarray(targets, dtype=bool)
+    positives, negatives = targets.sum(), (~targets).sum()
+    if not positives or not negatives:
+        return float("nan")
+    ranks = rankdata(scores)
+    return float((ranks[targets].sum() - positives * (positives + 1) / 2) / (positives * negatives))
+
+
 def contingency(truth: np.ndarray, predicted: np.ndarray) -> tuple[int, int, int, int]:
     """(true positives, false positives, false negatives, true negatives)."""
     cells = 2 * np.asarray(truth, dtype=bool).astype(np.int64) + np.asarray(predicted, dtype=bool)

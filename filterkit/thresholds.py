@@ -145,8 +145,8 @@ def recall_at_precision_cut(
     ≥ ``precision`` against ``positives`` (at least one row), the one of the highest recall, the highest s on a
     tie; the threshold placed as :func:`f1_cut` places it, with the precision and recall it reaches and False.
     Where no s reaches ``precision``: a threshold just above the highest score (no row positive, as
-    :func:`fbr_cut` falls back), a precision and recall of 0 (0/0 counting 0, as :func:`f1_scores` counts it)
-    and True."""
+    :func:`fbr_cut` falls back), a precision and recall of 0 (0/0 counting 0, as
+    :func:`filterkit.measures.f1_scores` counts it) and True."""
     candidates = _Candidates(scores, positives)
     reached, recall = candidates.precision(), candidates.recall()
     qualifies = reached >= precision
@@ -466,12 +466,14 @@ def platt_sigmoid(decisions: np.ndarray, targets: np.ndarray, iterations: int = 
 
     def objective(A, B):
         z = decisions * A + B
-        return float(np.sum(np.where(z >= 0, t * z + np.log1p(np.exp(-z)), (t - 1) * z + np.log1p(np.exp(z)))))
+        with np.errstate(over="ignore"):  # np.where computes both branches; it keeps the one that stays in range
+            return float(np.sum(np.where(z >= 0, t * z + np.log1p(np.exp(-z)), (t - 1) * z + np.log1p(np.exp(z)))))
 
     value = objective(A, B)
     for _ in range(iterations):
         z = decisions * A + B
-        p = np.where(z >= 0, np.exp(-z) / (1 + np.exp(-z)), 1 / (1 + np.exp(z)))
+        with np.errstate(over="ignore", invalid="ignore"):
+            p = np.where(z >= 0, np.exp(-z) / (1 + np.exp(-z)), 1 / (1 + np.exp(z)))
         d2 = p * (1 - p)
         h11 = 1e-12 + np.sum(decisions * decisions * d2)
         h22 = 1e-12 + np.sum(d2)

@@ -157,7 +157,8 @@ class TrainedModel:
 
     def _check_fit(self, section: dict) -> None:
         """FilterkitError unless the classifier answers for the section's task: one column (binary) or one a
-        class (k ≥ 2, a classifier that learns k classes), its linear form one weight a feature."""
+        class (k ≥ 2, a classifier that learns k classes), its linear form one weight a feature, a cost matrix
+        (``--svm-costs``) of its :attr:`classes_`."""
         columns = len(self.classes)
         learns_k_classes = self.classifier.provides("multiclass")
         if self.multiclass and (columns < 2 or not learns_k_classes):
@@ -173,6 +174,12 @@ class TrainedModel:
             raise FilterkitError(
                 f"weights of shape {self.linear[0].shape}, not one row per class ({columns}) of one weight per "
                 f"feature the chain makes ({len(self.feature_names)})"
+            )
+        priced = getattr(self.classifier.classifier, "cost_labels", None)  # the labels of a cost matrix's rows
+        if priced is not None and tuple(priced) != self.classes_:
+            raise FilterkitError(
+                f"the cost matrix prices the labels {shown_labels(tuple(priced))}, not the model's "
+                f"{shown_labels(self.classes_)}"
             )
 
     @property
@@ -273,8 +280,9 @@ class TrainedModel:
         return self.features(self.rows(documents))
 
     def decision_function(self, documents) -> np.ndarray:
-        """Each document's decision value w·x + b (one per class of a multi-class model)."""
-        return self.decisions(self.transform(documents))
+        """Each document's decision value w·x + b (one per class of a multi-class model); FilterkitError
+        naming the first document whose value is not a finite number (:meth:`check_decisions`)."""
+        return self.check_decisions(self.decisions(self.transform(documents)))
 
     def predict_proba(self, documents) -> np.ndarray:
         """Each document's Platt probability of each class of :attr:`classes_` (a two-class model's: 1 - p of
@@ -295,6 +303,24 @@ class TrainedModel:
         if type(top) is not int or top < 0:
             raise ValueError(f"top is {top!r}: the count of words to list, 0 for every one")
         return self.explain_chunk(self.rows(documents), top)
+
+    def check_decisions(self, decisions: np.ndarray, first_row: int = 1) -> np.ndarray:
+        """``decisions`` (:meth:`decisions`, rows numbered from ``first_row``), or FilterkitError naming the
+        first row with one that is not a finite number: the model's weights times the row's values passed a
+        double's range (a hand-edited model, or values far from those it was trained on).  Where a number
+        could still be written (``inf``) it would be no decision value at all, and ``explain`` could not sum it."""
+        values = np.asarray(decisions)
+        failed = np.flatnonzero(self._unbounded(values[:, None] if values.ndim == 1 else values))
+        if failed.size:
+            raise FilterkitError(
+                f"row {first_row + int(failed[0])}: its decision value is not a finite number (the model's weights "
+                "times the row's values pass a double's range): check the model file and the row's values"
+            )
+        return decisions
+
+    def _unbounded(self, decisions: np.ndarray) -> np.ndarray:
+        """Per row of a rows × columns array of decision values, whether one is not a finite number."""
+        return ~np.isfinite(decisions).all(axis=1)
 
     def decisions(self, features) -> np.ndarray:
         """Decision values of classifier features: w·x + b of a linear classifier, else its scores."""
@@ -342,7 +368,7 @@ class TrainedModel:
         None: what the loaded classifier applies (:func:`saved_thresholds`)."""
         return saved_thresholds(self.classifier, len(self.classes))
 
-    def explain_chunk(self, chunk: Chunk, top: int = 10) -> list[dict]:
+    def explain_chunk(self, chunk: Chunk, top: int = 10, first_row: int = 1) -> list[dict]:
         """Per row of ``chunk``, the features that moved its decision most (``top`` of them by the size of
         their contribution, 0: every one the row has): each ``word`` (feature), its ``count`` (its value where
         its name first appears along the chain: the input's, or after the stage that made it, which for
@@ -352,7 +378,9 @@ class TrainedModel:
         value × weight.  The contributions of every feature and the ``intercept`` sum to the ``decision`` (per
         class of a multi-class model); those left out are summed in ``other_contribution`` (``other_words`` of
         them).  Where fitting chose a cut (:meth:`thresholds`), the ``threshold`` the score is compared with, or
-        per class of a multi-class model the ``offset`` subtracted from its score before the largest is taken."""
+        per class of a multi-class model the ``offset`` subtracted from its score before the largest is taken.
+        Rows are numbered from ``first_row``; one whose decision is not a finite number is an error
+        (:meth:`check_decisions`)."""
         if self.linear is None:
             raise FilterkitError(
                 f"classifier '{self.section['name']}' is not linear: its decisions cannot be explained"
@@ -367,7 +395,7 @@ class TrainedModel:
         ]
         features = evaluation.classifier_matrix(self.output_schema, outputs[-1], self.left_out)
         weights, intercepts = self.linear
-        decisions = np.asarray(features @ weights.T) + intercepts
+        decisions = self.check_decisions(np.asarray(features @ weights.T) + intercepts, first_row)
         calibrated = self.probabilities(features)
         probabilities = None if calibrated is None else np.reshape(calibrated, decisions.shape)
         predicted = self.predicted(features)
@@ -392,7 +420,7 @@ class TrainedModel:
                         **listed_words(self.feature_names, tracer, row, (columns, values, contributions), top),
                     }
                 )
-            document = {"row": row + 1, **self.answer(predicted[row]), "stages": stages}
+            document = {"row": first_row + row, **self.answer(predicted[row]), "stages": stages}
             if self.multiclass or self.label_sets:
                 explained.append({**document, "classes": per_class})
             else:
@@ -465,6 +493,11 @@ class LabelSetModel(TrainedModel):
         decisions = np.asarray(features @ weights.T) + intercepts
         decisions[:, [constant is not None for constant in self.constants]] = np.nan
         return decisions
+
+    def _unbounded(self, decisions: np.ndarray) -> np.ndarray:
+        """Per row, whether a decision value of a label that has a classifier is not a finite number (a constant
+        label's is NaN)."""
+        return ~np.isfinite(decisions[:, [constant is None for constant in self.constants]]).all(axis=1)
 
     def scores(self, features) -> np.ndarray:
         """Each label's score by its classifier (NaN for a constant label)."""

@@ -20,6 +20,7 @@ from filterkit.linear_svm import (
     stopped_fits,
     with_refits,
 )
+from filterkit.measures import area_under_roc, f1_scores
 from filterkit.plugin import (
     Classifier,
     FilterkitError,
@@ -58,6 +59,9 @@ class LinearSVM(Classifier):
     #: (macro-F1) they reach (:class:`ColumnCut`), whether each fell back (fbr, recall@precision) and (an objective)
     #: the out-of-fold precision and recall each reaches; None with the fixed cut.
     thresholds: np.ndarray | None = None
+    #: The largest C of ``--svm-c-values``: a margin that hard is no softer at any C beyond, and liblinear, given
+    #: C = 1e120 on iris, never returns (nor lets a signal end the run).
+    largest_C = 1e10
     threshold_f1: list[float] | None = None
     fell_back: list[bool] | None = None
     threshold_reached: list[tuple[float | None, float | None]] | None = None
@@ -177,8 +181,8 @@ class LinearSVM(Classifier):
             self.grid = [float(c) for c in self.params["c_values"].split(",")]
         except ValueError:
             raise FilterkitError(f"svm: --svm-c-values {self.params['c_values']!r} is not a list of numbers") from None
-        if not self.grid or min(self.grid) <= 0:
-            raise FilterkitError("svm: every C must be positive")
+        if not self.grid or not all(0 < C <= self.largest_C for C in self.grid):  # also refuses nan
+            raise FilterkitError(f"svm: every C must be positive and at most {self.largest_C:g}")
 
     def fit(self, features, targets, seed):
         self.binary = True
@@ -301,7 +305,10 @@ class LinearSVM(Classifier):
 
     def _scored(self, decisions: np.ndarray, sigmoids: np.ndarray | None) -> np.ndarray:
         """Decision values as the classifier scores them: each column's Platt probability, or the margin."""
-        return decisions if sigmoids is None else 1.0 / (1.0 + np.exp(sigmoids[:, 0] * decisions + sigmoids[:, 1]))
+        if sigmoids is None:
+            return decisions
+        with np.errstate(over="ignore"):  # exp(A·f + B) past a double's range is inf: the probability 0
+            return 1.0 / (1.0 + np.exp(sigmoids[:, 0] * decisions + sigmoids[:, 1]))
 
     @property
     def _reads_held_out(self) -> bool:
@@ -450,8 +457,7 @@ class LinearSVM(Classifier):
 
     def probabilities(self, features):
         """Each class's Platt probability 1 / (1 + exp(A·f + B)) of its decision value f."""
-        decisions = _decisions(self.weights, self.intercepts, features)
-        return 1.0 / (1.0 + np.exp(self.sigmoids[:, 0] * decisions + self.sigmoids[:, 1]))
+        return self._scored(_decisions(self.weights, self.intercepts, features), self.sigmoids)
 
     def score(self, features):
         return self.class_scores(features)[:, 0]
@@ -617,29 +623,6 @@ def _checked_linear_form(classifier, weights, intercepts) -> tuple[np.ndarray, n
 def _decisions(weights: np.ndarray, intercepts: np.ndarray, features) -> np.ndarray:
     """Each row's decision value per SVM, features · weights[j] + intercepts[j] (as liblinear computes it)."""
     return np.asarray(features @ weights.T) + intercepts
-
-
-def f1_scores(truth: np.ndarray, decided: np.ndarray, labels: list) -> list[float]:
-    """Each label's F1, 2·TP / (2·TP + FP + FN), 0 where it has no row in ``truth`` nor ``decided``: scikit-learn's
-    ``f1_score(…, zero_division=0.0)`` to the bit, without its checks."""
-    scores = []
-    for label in labels:
-        actual, predicted = truth == label, decided == label
-        hits, positives = np.count_nonzero(actual & predicted), np.count_nonzero(actual) + np.count_nonzero(predicted)
-        scores.append(2.0 * hits / positives if positives else 0.0)
-    return scores
-
-
-def area_under_roc(targets: np.ndarray, scores: np.ndarray) -> float:
-    """AUC as the Mann-Whitney statistic (ties count one half); NaN with one class only."""
-    from scipy.stats import rankdata
-
-    targets = np.asarray(targets, dtype=bool)
-    positives, negatives = targets.sum(), (~targets).sum()
-    if not positives or not negatives:
-        return float("nan")
-    ranks = rankdata(scores)
-    return float((ranks[targets].sum() - positives * (positives + 1) / 2) / (positives * negatives))
 
 
 def adaptive_c(

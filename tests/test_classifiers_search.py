@@ -13,7 +13,7 @@ import pytest
 from sklearn.metrics import f1_score
 
 from chain_helpers import REAL
-from filterkit_plugins.classifiers import f1_scores
+from filterkit.measures import f1_scores
 
 IRIS = REAL / "iris.arff"
 #: sha256 of the stages and classifier sections of the model, and of evaluate's JSON without its input's path,
@@ -212,8 +212,9 @@ def converged_weights(features, targets, C: float) -> np.ndarray:
 
 
 def test_an_early_search_scores_a_c_by_stopped_fits_and_calibrates_the_model_on_converged_ones():
+    from filterkit.measures import area_under_roc
     from filterkit.thresholds import platt_sigmoid
-    from filterkit_plugins.classifiers import LinearSVM, area_under_roc
+    from filterkit_plugins.classifiers import LinearSVM
 
     features, targets = conflicting_rows()
     svm = LinearSVM(c_values="10,100", inner_folds=2, c_search="early").fit(features, targets, seed=1)

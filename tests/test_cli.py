@@ -335,3 +335,12 @@ def test_classifier_options_are_checked_by_their_declared_bounds_like_stage_opti
     # the classifier's own refusal of an option, like a stage's, is a usage error too
     grid = run_filterkit("evaluate", "--positive", "Iris-setosa", "--svm-c-values", "x", REAL / "iris.arff", "l2")
     assert grid.status == 2 and "Error: svm: --svm-c-values 'x' is not a list of numbers" in grid.stderr
+
+
+@pytest.mark.parametrize("grid", ["nan", "0.1,inf", "1,1e300", "-1", "0"])
+def test_a_c_grid_of_no_finite_positive_bounded_numbers_is_a_usage_error(run_filterkit, tmp_path, grid):
+    # nan reached liblinear (a fit-time error), and C = 1e120 on iris never returned, deaf to SIGTERM
+    model = tmp_path / "m.json"
+    result = run_filterkit("train", "--multiclass", "--svm-c-values", grid, "-o", model, REAL / "iris.arff", "minmax")
+    assert result.status == 2 and "Error: svm: every C must be positive and at most 1e+10" in result.stderr
+    assert not model.exists()

@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from filterkit.errors import FilterkitError
 from filterkit.schema import Chunk
 from filterkit.testing import read_output, run_filterkit
 from filterkit.trained import load_model
@@ -364,13 +365,20 @@ def nan_class_model(folder: Path) -> Path:
 
 
 def test_a_nan_score_answers_as_numpy_argmax_does(folder):
-    """A class whose decision value is NaN (weights at the edge of the doubles) is predict's answer: np.argmax takes
-    the first NaN."""
+    """A class whose decision value is NaN (weights at the edge of the doubles): the scorer answers it as np.argmax
+    does (the first NaN), its values as the model computes them, where filterkit's own decision_function and
+    predict refuse the row (a decision that is not a finite number)."""
     path = nan_class_model(folder)
-    scorer = Scorer(path, folder)
-    text = "wheat wheat corn corn tonnes"
-    assert np.isnan(load_model(path).decision_function([text])[0, 1])
-    assert_scores_as_predict(path, scorer, [text, "wheat", "corn"])
+    scorer, model = Scorer(path, folder), load_model(path)
+    texts = ["wheat wheat corn corn tonnes", "wheat", "corn"]
+    with pytest.raises(FilterkitError, match="^row 1: its decision value is not a finite number"):
+        model.decision_function(texts)
+    features = model.transform(texts)
+    expected, answers = model.decisions(features), [model.labels[k] for k in model.predicted(features)]
+    assert np.isnan(expected[0, 1]) and np.isfinite(expected[1:]).all()
+    for row, text in enumerate(texts):
+        status, decisions, given, _, _ = scorer.score(text.encode("utf-8"), len(model.classes))
+        assert status == 0 and decisions.tobytes() == expected[row].tobytes() and scorer.name(given) == answers[row]
 
 
 @pytest.mark.nightly

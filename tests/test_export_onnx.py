@@ -69,7 +69,8 @@ def assert_graph_as_predict(model_path, folder, texts: list[str]) -> None:
     predict's within 1e-6 relative (NaN where predict's are)."""
     model = load_model(model_path)
     outputs = scored(exported(model_path, folder), texts)
-    expected = np.asarray(model.decision_function(texts), dtype=np.float64).reshape(len(texts), len(model.classes))
+    # the values as the model computes them (decision_function refuses a row whose value is not finite)
+    expected = np.asarray(model.decisions(model.transform(texts)), dtype=np.float64).reshape(len(texts), -1)
     np.testing.assert_allclose(outputs["decisions"], expected, rtol=1e-6, atol=0)
     answers = model.predict(texts)
     if model.label_sets:
@@ -122,10 +123,14 @@ def test_a_label_set_model_answers_each_label_as_predict_does(folder, shaping):
 
 def test_a_nan_score_answers_as_numpy_argmax_does(folder):
     """A class whose decision value is NaN (weights at the edge of the doubles, whose products overflow in the order
-    predict sums them) is predict's answer: np.argmax takes the first NaN."""
+    predict sums them) gets np.argmax's answer (the first NaN), where filterkit's decision_function and predict
+    refuse the row."""
     path = nan_class_model(folder)
     texts = ["wheat wheat corn corn tonnes", "wheat", "corn"]
-    assert np.isnan(load_model(path).decision_function(texts)[0, 1])
+    model = load_model(path)
+    with pytest.raises(FilterkitError, match="^row 1: its decision value is not a finite number"):
+        model.decision_function(texts)
+    assert np.isnan(model.decisions(model.transform(texts))[0, 1])
     assert_graph_as_predict(path, folder, texts)
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import warnings
 from pathlib import Path
 
 import arff
@@ -106,6 +107,17 @@ def out_of_fold_probabilities(features, positives, C: float, folds: int, seed: i
         decisions[test] = model.decision_function(features[test])
     A, B = platt_sigmoid(decisions, positives)
     return 1.0 / (1.0 + np.exp(A * decisions + B))
+
+
+def test_platts_fit_on_separable_decisions_with_a_far_one_warns_of_no_overflow():
+    # np.where computes both branches: exp(-z) overflowed where the other branch was kept ("RuntimeWarning:
+    # overflow encountered in exp" on train's stderr)
+    decisions = np.r_[np.linspace(-1, -0.5, 500), np.linspace(0.5, 1, 500), 900.0, -900.0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        A, B = platt_sigmoid(decisions, decisions > 0)
+    assert np.isfinite([A, B]).all() and A < -5
+    assert np.all((1.0 / (1.0 + np.exp(A * decisions[:1000] + B)) > 0.5) == (decisions[:1000] > 0))
 
 
 def test_the_svm_s_threshold_is_the_optimum_of_the_out_of_fold_scores_recomputed():

@@ -8,6 +8,7 @@ import concurrent.futures
 import csv
 import io
 import json
+import warnings
 from pathlib import Path
 
 import arff
@@ -527,6 +528,9 @@ def _embedded(values) -> dict:
         (("--positive", "Iris-setosa"), lambda c: c.update(features="4"), "'features' is \"4\", not a count"),
         (("--positive", "Iris-setosa"), lambda c: c["state"].update(extra=1), "its state has an unknown 'extra'"),
         (("--positive", "Iris-setosa"), lambda c: c.update(state=[]), "'state' is a list, not an object"),
+        (("--positive", "Iris-setosa"), lambda c: c.update(note=1), 'classifier has an unknown key "note"'),
+        (("--positive", "Iris-setosa"), lambda c: c.update(seed="x"), "'seed' is \"x\", not a whole number"),
+        (("--positive", "Iris-setosa"), lambda c: c.update(fitted=[]), "'fitted' is a list, not an object"),
     ],
 )
 def test_a_tampered_classifier_section_is_one_error_line(run_filterkit, tmp_path, options, change, message):
@@ -539,6 +543,61 @@ def test_a_tampered_classifier_section_is_one_error_line(run_filterkit, tmp_path
         assert message in result.stderr and "not a filterkit model" in result.stderr
         assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
         assert not (tmp_path / "out.csv").exists()
+
+
+def test_a_decision_value_past_a_doubles_range_is_an_error_naming_its_row(run_filterkit, tmp_path):
+    # huge but finite weights, or a value far from the training data's, made predict write 'inf' and
+    # explain fail with a traceback (OverflowError in math.fsum)
+    iris = REAL / "iris.arff"
+    model = _tampered(
+        trained(run_filterkit, tmp_path, iris, ("--positive", "Iris-setosa"), ("minmax",)),
+        tmp_path,
+        lambda c: c["state"].update(weights=[[1e300] * 4]),
+    )
+    lines = iris.read_text().splitlines()
+    seventh = lines.index("@DATA") + 7
+    lines[seventh] = lines[seventh].replace("4.6,", "1e10,", 1)
+    far = tmp_path / "far.arff"
+    far.write_text("\n".join(lines) + "\n")
+    for command in ("predict", "explain"):
+        assert run_filterkit(command, "--chunk-rows", "5", model, iris).status == 0
+        result = run_filterkit(command, "--chunk-rows", "5", "-o", tmp_path / "out", model, far)
+        assert result.status == 1 and result.stderr.count("\n") == 1
+        assert "filterkit: error: row 7: its decision value is not a finite number" in result.stderr
+        assert not (tmp_path / "out").exists()
+    documents = [
+        dict(zip(("sepallength", "sepalwidth", "petallength", "petalwidth"), (5.0, 3.0, 1.0, v))) for v in (0.2, 1e10)
+    ]
+    api = filterkit.load_model(model)
+    with pytest.raises(FilterkitError, match="^row 2: its decision value is not a finite number"):
+        api.decision_function(documents)
+    assert api.predict(documents) == ["Iris-setosa", "Iris-setosa"]
+
+
+def test_a_sigmoid_that_overflows_gives_probabilities_of_0_and_1_without_a_warning(run_filterkit, tmp_path):
+    iris = REAL / "iris.arff"
+    model = trained(run_filterkit, tmp_path, iris, ("--positive", "Iris-setosa"), ("minmax",))
+    steep = _tampered(model, tmp_path, lambda c: c["state"].update(sigmoids=[[-1e300, 0.0]]))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = run_filterkit("predict", steep, iris)
+    assert [str(w.message) for w in caught] == []  # was "RuntimeWarning: overflow encountered in exp"
+    assert result.status == 0 and result.stderr == ""
+    rows = rows_of(result.stdout)
+    assert {row["probability"] for row in rows} == {"0.0", "1.0"}
+    assert all((row["probability"] == "1.0") == (float(row["decision"]) > 0) for row in rows)
+
+
+def test_a_cost_matrix_of_other_labels_than_the_models_is_not_a_model(run_filterkit, tmp_path):
+    iris = REAL / "iris.arff"
+    costs = tmp_path / "iris.cost"
+    costs.write_text("3 3\n0 1 1\n5 0 1\n5 1 0\n")
+    model = trained(run_filterkit, tmp_path, iris, ("--multiclass", "--svm-costs", costs), ("minmax",))
+    assert run_filterkit("predict", model, iris).status == 0
+    reordered = _tampered(model, tmp_path, lambda c: c["state"].update(cost_labels=c["state"]["cost_labels"][::-1]))
+    result = run_filterkit("predict", reordered, iris)
+    assert result.status == 1 and result.stdout == b""
+    assert "not a filterkit model (its classifier: the cost matrix prices the labels {Iris-virginica," in result.stderr
 
 
 def test_an_aisvm_model_read_as_k_classes_is_refused(run_filterkit, tmp_path):

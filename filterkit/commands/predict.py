@@ -253,6 +253,7 @@ def chunk_outputs(model, chunk) -> tuple:
 def prediction_records(model, outputs: tuple, first_row: int) -> Iterator[dict]:
     """The records of :func:`prediction_rows` of one chunk's :func:`chunk_outputs`, numbered from ``first_row``."""
     predictions, decisions, probabilities = outputs
+    model.check_decisions(decisions, first_row)
     for position, predicted in enumerate(predictions):
         record: dict = {"row": first_row + position, **model.answer(predicted)}
         if model.multiclass or model.label_sets:
@@ -422,8 +423,7 @@ def explain(ctx, model_path: str, input_path: str, top: int, output: str | None,
         stages = [stage.name for stage in model.chain.stages]
         rows = 0
         for chunk in chunks:
-            for explained in model.explain_chunk(chunk, top):
-                explained["row"] += rows
+            for explained in model.explain_chunk(chunk, top, rows + 1):
                 if as_json:
                     stream.write(json.dumps(explained, ensure_ascii=False) + "\n")
                 else:
