@@ -597,9 +597,25 @@ def _chain_from_document(document: dict, path, registry: Registry) -> Chain:
     ]
     try:
         labels = tuple(document["labels"]) if document.get("labels") else None
-        return Chain.rebuilt(registry, stages, schema, document.get("class"), document.get("positive"), labels)
+        chain = Chain.rebuilt(registry, stages, schema, document.get("class"), document.get("positive"), labels)
     except FilterkitError as error:
         raise NotAModel(str(error)) from None
+    for position, (stage, (_, _, state)) in enumerate(zip(chain.stages, stages), 1):
+        _refuse_unknown_entries(position, stage, state)
+    return chain
+
+
+def _refuse_unknown_entries(position: int, stage, saved: dict) -> None:
+    """NotAModel for an entry of a stage's ``saved`` state that the loaded stage neither gives back (its
+    ``state()``) nor names retired (``retired_state``): an edited model's, which no stage would notice.  A stage
+    whose ``state()`` fails here is not checked: saving it again is what would fail, naming its plugin."""
+    try:
+        known = set(stage.state()) | set(stage.retired_state)
+    except Exception:  # noqa: BLE001 - a plugin's fault, for the save that calls it to report
+        return
+    unknown = sorted(set(saved) - known)
+    if unknown:
+        raise NotAModel(f"stage {position} '{stage.name}': its saved state has an unknown entry {shown(unknown[0])}")
 
 
 def _check_class(schema: Schema, class_name: str | None, positive: str | None) -> None:

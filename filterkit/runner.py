@@ -29,7 +29,6 @@ from filterkit.stage import (
     refuse_negative_values,
     refuse_unaccepted_input,
 )
-from filterkit.text import shown
 
 if TYPE_CHECKING:
     from filterkit.sources import KeptChunks
@@ -64,14 +63,6 @@ def resolve_class(schema: Schema, spec: str | None) -> int | None:
         return schema.index_of(spec)
     except KeyError:
         raise FilterkitError(f"no attribute called '{spec}' to use as the class") from None
-
-
-def _refuse_unknown_entries(stage, state: dict) -> None:
-    """FilterkitError for an entry of a saved ``state`` that ``stage`` neither read nor would save: an edited
-    model's, which no stage would otherwise notice (what the stage saves once loaded is what it knows)."""
-    unknown = sorted(set(state) - set(stage.state()))
-    if unknown:
-        raise FilterkitError(f"the model's saved state has an unknown entry {shown(unknown[0])}")
 
 
 class Chain:
@@ -135,7 +126,6 @@ class Chain:
                 if state is None:
                     return chain
                 stage.load_state(state)
-                _refuse_unknown_entries(stage, state)
                 schema = stage.output_schema()
             except (FilterkitError, *_STATE_MISFITS) as error:
                 detail = str(error) if isinstance(error, FilterkitError) else f"{type(error).__name__}: {error}"

@@ -275,6 +275,9 @@ class Stage(Configurable):
 
     learns: ClassVar[bool] = False
     state_arrays: ClassVar[dict[str, StateArray]] = {}
+    #: Entries of the state an earlier version saved that this one reads no more: a model holding them loads,
+    #: where an entry that :meth:`state` does not give back once loaded is refused as unknown.
+    retired_state: ClassVar[frozenset[str]] = frozenset()
     filters_rows: ClassVar[bool] = False
     changes_class: ClassVar[bool] = False
     #: Set by the plugin registry when it makes the stage (None for a stage made directly).

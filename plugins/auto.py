@@ -166,6 +166,8 @@ class AutoStage(Stage):
         Option("seed", int, 1, "Seed of the inner folds' row hash.", minimum=0, maximum=2**32 - 1),
         Option("report", bool, False, "Print the treatment counts and the top features on stderr after fitting."),
     )
+    #: Saved until the copies' scores were recomputed on load (their selection, not their values, is kept).
+    retired_state = frozenset({"copy_scores"})
     state_arrays = {
         _PER_COLUMN: StateArray(length=None, whole=True, high=len(TREATMENTS)),
         "sparse": StateArray(length=_PER_COLUMN, whole=True, high=2),

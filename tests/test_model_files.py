@@ -314,7 +314,7 @@ def test_wrong_types_anywhere_are_not_a_model(run_filterkit, model, change, reas
         (lambda d: d["stages"][1].update(note="x"), 'stage 2 has an unknown key "note"'),
         (
             lambda d: d["stages"][0]["state"].update(extra=[1.0]),
-            "stage 1 'minmax': the model's saved state has an unknown entry 'extra'",
+            "stage 1 'minmax': its saved state has an unknown entry 'extra'",
         ),
         (
             lambda d: d["stages"][1]["state"]["fitted_options"].update(tops=3),
