@@ -38,6 +38,10 @@ class ChainSpec:
     sweep: dict = field(default_factory=dict)
 
 
+#: The largest seed: numpy's legacy seeding takes 0 .. 2**32 - 1, and each fold adds its number.
+MAX_SEED = 2**31 - 1
+
+
 @dataclass
 class Settings:
     """Everything one evaluation run depends on: ``evaluate``'s options (``sweep`` is only recorded)."""
@@ -60,6 +64,11 @@ class Settings:
     labels_file: str | None = None
     threshold: str = "decision"
     chain_per_label: bool = False
+
+    def __post_init__(self) -> None:
+        # what a model records and reads back: the Python API passed None (unseeded fits) into a model it refused
+        if type(self.seed) is not int or not 0 <= self.seed <= MAX_SEED:
+            raise FilterkitError(f"seed {self.seed!r} is not a whole number from 0 to {MAX_SEED}")
 
 
 #: The key of a fold's record that carries its chain's warnings (:attr:`Chain.warnings`) from the fit, wherever

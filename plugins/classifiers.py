@@ -59,8 +59,8 @@ class LinearSVM(Classifier):
     #: (macro-F1) they reach (:class:`ColumnCut`), whether each fell back (fbr, recall@precision) and (an objective)
     #: the out-of-fold precision and recall each reaches; None with the fixed cut.
     thresholds: np.ndarray | None = None
-    #: The largest C of ``--svm-c-values``: a margin that hard is no softer at any C beyond, and liblinear, given
-    #: C = 1e120 on iris, never returns (nor lets a signal end the run).
+    #: The largest C fitted: a margin that hard is no softer at any C beyond, and liblinear, given C = 1e120 on
+    #: iris, never returns (nor lets a signal end the run).
     largest_C = 1e10
     threshold_f1: list[float] | None = None
     fell_back: list[bool] | None = None
@@ -181,8 +181,8 @@ class LinearSVM(Classifier):
             self.grid = [float(c) for c in self.params["c_values"].split(",")]
         except ValueError:
             raise FilterkitError(f"svm: --svm-c-values {self.params['c_values']!r} is not a list of numbers") from None
-        if not self.grid or not all(0 < C <= self.largest_C for C in self.grid):  # also refuses nan
-            raise FilterkitError(f"svm: every C must be positive and at most {self.largest_C:g}")
+        if not self.grid or not all(0 < C < np.inf for C in self.grid):  # also refuses nan; no fit took these
+            raise FilterkitError("svm: every C must be a positive number")
 
     def fit(self, features, targets, seed):
         self.binary = True
@@ -443,7 +443,10 @@ class LinearSVM(Classifier):
 
     def _svm_options(self, C: float, seed: int, iterations: int = FIT_ITERATIONS) -> tuple:
         """:func:`~filterkit.linear_svm.linear_svm`'s arguments at ``C``, ``seed`` and ``iterations`` for this
-        classifier's options."""
+        classifier's options; FilterkitError for a C above :attr:`largest_C` (checked here, where a fit is to be made,
+        not of the grid: a model of such a grid, made before the bound, still loads)."""
+        if C > self.largest_C:
+            raise FilterkitError(f"svm: C = {C:g} is above {self.largest_C:g}, where liblinear may never return")
         class_weight = None if self.params["class_weight"] == "none" else "balanced"
         return (C, seed, self.params["loss"].replace("-", "_"), self.params["intercept"], class_weight, iterations)
 

@@ -38,6 +38,7 @@ from filterkit.label_issues import LabelIssueFinder
 from filterkit.outputs import checked_output, staged_output
 from filterkit.progress import Progress, progress_mode
 from filterkit.stage import Option
+from filterkit.tasks import MAX_SEED
 
 EVALUATE_HELP = """Cross-validate a chain (or several) with a classifier on IN.arff.
 
@@ -74,9 +75,6 @@ JOBS_DEFAULT = f"every core this process may use (here {evaluation.usable_cores(
 
 #: How many words ``--label-issues`` lists per row, those pulling it most toward the suggested label.
 LABEL_ISSUE_WORDS = 5
-
-#: The largest --seed: numpy's legacy seeding takes 0 .. 2**32 - 1, and each fold adds its number.
-MAX_SEED = 2**31 - 1
 
 
 def parse_fractions(text: str) -> tuple[float, ...]:
