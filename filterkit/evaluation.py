@@ -357,11 +357,12 @@ def evaluate_fold(
         raise FilterkitError(f"chain '{chain.text}' changes the class labels, which --multiclass cannot score")
     rows = prepared(train), prepared(test)
     call = CheckedClassifier(registry, settings.classifier, settings.classifier_params)
+    numbers = np.asarray(test) + 1 if dataset.input_rows is None else dataset.input_rows[test]
     if multiclass:
-        result, truth, scores, decisions = _classify_multiclass(call, dataset, *rows, settings)
+        result, truth, scores, decisions = _classify_multiclass(call, dataset, *rows, settings, numbers)
     else:
         result, truth, scores, decisions = _classify_task(
-            call, dataset.labels.index(task), task, *rows, settings, dataset.labels
+            call, dataset.labels.index(task), task, *rows, settings, dataset.labels, numbers
         )
     result["classifier"] = call("describe")
     result["features"] = int(rows[0][0].shape[1])
@@ -376,13 +377,27 @@ def evaluate_fold(
     return result
 
 
-def _classify_task(call, positive: int, task: str, train: tuple, test: tuple, settings: Settings, classes):
-    """(measures, truth, scores, decisions) of a binary classifier fitted on the task ``positive``."""
+def _finite_scores(scores: np.ndarray, numbers: np.ndarray) -> np.ndarray:
+    """The ``scores`` of the test rows numbered ``numbers`` (from 1, over the training rows, then a test file's),
+    or FilterkitError naming the first row whose score is not a finite number (which no measure can rank)."""
+    unbounded = ~np.isfinite(scores)
+    unbounded = unbounded.any(axis=1) if unbounded.ndim == 2 else unbounded
+    if unbounded.any():
+        raise FilterkitError(
+            f"row {int(numbers[np.argmax(unbounded)])} (of the training rows, then the test file's): its score is "
+            "not a finite number (it passes a double's range): check the row's values"
+        )
+    return scores
+
+
+def _classify_task(call, positive: int, task: str, train: tuple, test: tuple, settings: Settings, classes, numbers):
+    """(measures, truth, scores, decisions) of a binary classifier fitted on the task ``positive``, tested on the
+    rows numbered ``numbers``."""
     (train_features, train_codes), (test_features, test_codes) = train, test
     fit_task(call, positive, task, train_features, train_codes, settings, classes)
     test_truth = test_codes == positive
     rows = (len(test_truth),)
-    scores = call("score", test_features, shape=rows)
+    scores = _finite_scores(call("score", test_features, shape=rows), numbers)
     decisions = call("predict", test_features, shape=rows).astype(bool)
     result: dict[str, Any] = dict(measures(test_truth, scores, decisions))
     result["breakeven"] = breakeven(test_truth, scores)
@@ -428,14 +443,15 @@ def fit_classes(call, dataset: Dataset, features, codes: np.ndarray, settings: S
     return present
 
 
-def _classify_multiclass(call, dataset: Dataset, train: tuple, test: tuple, settings: Settings):
-    """(measures, truth, scores, decisions) of a k-class classifier over the classes present in ``dataset``."""
+def _classify_multiclass(call, dataset: Dataset, train: tuple, test: tuple, settings: Settings, numbers):
+    """(measures, truth, scores, decisions) of a k-class classifier over the classes present in ``dataset``,
+    tested on the rows numbered ``numbers``."""
     (train_features, train_codes), (test_features, test_codes) = train, test
     labels = dataset.labels
     present = fit_classes(call, dataset, train_features, train_codes, settings)
     test_classes = feature_positions(len(labels), present)[test_codes.astype(np.int64)]
     shape = (len(test_classes), len(present))
-    scores = call("class_scores", test_features, shape=shape)
+    scores = _finite_scores(call("class_scores", test_features, shape=shape), numbers)
     predicted = call("predict_class", test_features, shape=shape[:1])
     if not np.all(np.isin(predicted, np.arange(len(present)))):
         raise call.broken(f"predict_class returned a value that is not a class position 0 … {len(present) - 1}")

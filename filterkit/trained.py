@@ -304,17 +304,18 @@ class TrainedModel:
             raise ValueError(f"top is {top!r}: the count of words to list, 0 for every one")
         return self.explain_chunk(self.rows(documents), top)
 
-    def check_decisions(self, decisions: np.ndarray, first_row: int = 1) -> np.ndarray:
+    def check_decisions(self, decisions: np.ndarray, first_row: int = 1, source: str | None = None) -> np.ndarray:
         """``decisions`` (:meth:`decisions`, rows numbered from ``first_row``), or FilterkitError naming the
-        first row with one that is not a finite number: the model's weights times the row's values passed a
-        double's range (a hand-edited model, or values far from those it was trained on).  Where a number
-        could still be written (``inf``) it would be no decision value at all, and ``explain`` could not sum it."""
+        first row with one that is not a finite number, and ``source`` (the input's name) where given: a value
+        past a double's range (a linear model's weights times the row's values: a hand-edited model, or values
+        far from those it was trained on).  Written, ``inf`` would be no decision value at all."""
         values = np.asarray(decisions)
         failed = np.flatnonzero(self._unbounded(values[:, None] if values.ndim == 1 else values))
         if failed.size:
             raise FilterkitError(
-                f"row {first_row + int(failed[0])}: its decision value is not a finite number (the model's weights "
-                "times the row's values pass a double's range): check the model file and the row's values"
+                f"row {first_row + int(failed[0])}: its decision value is not a finite number (it passes a double's "
+                "range): check the model file and the row's values",
+                source,
             )
         return decisions
 
@@ -368,7 +369,7 @@ class TrainedModel:
         None: what the loaded classifier applies (:func:`saved_thresholds`)."""
         return saved_thresholds(self.classifier, len(self.classes))
 
-    def explain_chunk(self, chunk: Chunk, top: int = 10, first_row: int = 1) -> list[dict]:
+    def explain_chunk(self, chunk: Chunk, top: int = 10, first_row: int = 1, source: str | None = None) -> list[dict]:
         """Per row of ``chunk``, the features that moved its decision most (``top`` of them by the size of
         their contribution, 0: every one the row has): each ``word`` (feature), its ``count`` (its value where
         its name first appears along the chain: the input's, or after the stage that made it, which for
@@ -379,8 +380,8 @@ class TrainedModel:
         class of a multi-class model); those left out are summed in ``other_contribution`` (``other_words`` of
         them).  Where fitting chose a cut (:meth:`thresholds`), the ``threshold`` the score is compared with, or
         per class of a multi-class model the ``offset`` subtracted from its score before the largest is taken.
-        Rows are numbered from ``first_row``; one whose decision is not a finite number is an error
-        (:meth:`check_decisions`)."""
+        Rows are numbered from ``first_row``; one whose decision, or the sum of the contributions left out, is not
+        a finite number is an error naming it (and ``source``, the input's name: :meth:`check_decisions`)."""
         if self.linear is None:
             raise FilterkitError(
                 f"classifier '{self.section['name']}' is not linear: its decisions cannot be explained"
@@ -395,7 +396,7 @@ class TrainedModel:
         ]
         features = evaluation.classifier_matrix(self.output_schema, outputs[-1], self.left_out)
         weights, intercepts = self.linear
-        decisions = self.check_decisions(np.asarray(features @ weights.T) + intercepts, first_row)
+        decisions = self.check_decisions(np.asarray(features @ weights.T) + intercepts, first_row, source)
         calibrated = self.probabilities(features)
         probabilities = None if calibrated is None else np.reshape(calibrated, decisions.shape)
         predicted = self.predicted(features)
@@ -410,6 +411,14 @@ class TrainedModel:
             per_class = []
             for k in self.explained_columns():
                 contributions = values * weights[k, columns]
+                try:
+                    listed = listed_words(self.feature_names, tracer, row, (columns, values, contributions), top)
+                except OverflowError:  # math.fsum of the words left out, where the decision itself stayed in range
+                    raise FilterkitError(
+                        f"row {first_row + row}: the contributions of the words left out add up past a double's "
+                        "range: check the model file and the row's values (or list every word: top 0)",
+                        source,
+                    ) from None
                 per_class.append(
                     {
                         "class": self.classes[k],
@@ -417,7 +426,7 @@ class TrainedModel:
                         "intercept": float(intercepts[k]),
                         **({} if probabilities is None else {"probability": float(probabilities[row, k])}),
                         **({} if thresholds[k] is None else {cut: thresholds[k]}),
-                        **listed_words(self.feature_names, tracer, row, (columns, values, contributions), top),
+                        **listed,
                     }
                 )
             document = {"row": first_row + row, **self.answer(predicted[row]), "stages": stages}
@@ -444,6 +453,8 @@ class LabelSetModel(TrainedModel):
         #: Per label, whether it is predicted for every row (True), for none (False), or by its classifier (None).
         self.constants = [entry.get("constant") for entry in section["per_label"]]
         fitted = [classifier for classifier in classifiers if classifier is not None]
+        if any(getattr(c.classifier, "cost_labels", None) is not None for c in fitted):
+            raise FilterkitError("a label's classifier holds a cost matrix, which training on label sets never fits")
         self.linear = self._stacked_linear() if all(c.provides("has_weights") for c in fitted) else None
         self.calibrated = all(c.provides("has_probabilities") for c in fitted)
 

@@ -148,6 +148,21 @@ def test_test_rows_keep_their_numbers_when_rows_without_a_class_are_left_out(run
     assert {r["truth"] for r in rows} == {"Iris-setosa", "Iris-versicolor", "Iris-virginica"}
 
 
+def test_a_test_row_whose_score_passes_a_doubles_range_is_an_error_naming_it(run_filterkit, tmp_path):
+    # scikit-learn's roc_auc_score raised "Input contains infinity" as a traceback
+    lines = IRIS.read_text().splitlines()
+    third = lines.index("@DATA") + 3
+    lines[third] = "-1.7e308,1.7e308,-1.7e308,-1.7e308,Iris-setosa"
+    far = tmp_path / "far.arff"
+    far.write_text("\n".join(lines) + "\n")
+    options = ("--svm-c-values", "1", "--svm-decision", "margin")
+    result = run_filterkit("evaluate", "--test", far, "--positive", "Iris-setosa", *options, IRIS, "minmax")
+    assert result.status == 1 and result.stderr.count("\n") == 1
+    assert "filterkit: error: row 153 (of the training rows, then the test file's): its score is not a finite" in (
+        result.stderr
+    )
+
+
 def test_a_test_file_with_another_header_is_refused_naming_it_and_the_attribute(run_filterkit, tmp_path):
     train, test = split_file(tmp_path, IRIS)
     test.write_text(test.read_text().replace("petalwidth", "petal_width"))

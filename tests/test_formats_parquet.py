@@ -8,6 +8,7 @@ import json
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from chain_helpers import REAL, ComparedName
@@ -175,7 +176,9 @@ def test_dates_and_timestamps_are_date_attributes_in_milliseconds_utc(tmp_path):
 
 
 @needs_pyarrow
-@pytest.mark.parametrize("unit, ticks", [("ms", 253402300800000), ("s", -62135596801), ("us", 253402300800000 * 1000)])
+@pytest.mark.parametrize(
+    "unit, ticks", [("ms", 253402300800000), ("ms", -62135596800001), ("us", 253402300800000 * 1000)]
+)
 def test_a_timestamp_outside_the_years_1_to_9999_is_an_error_naming_its_row(tmp_path, unit, ticks):
     # it was read, and failed only when written: without a row, after the header, `info` exiting 0
     import pyarrow as pa
@@ -188,6 +191,20 @@ def test_a_timestamp_outside_the_years_1_to_9999_is_an_error_naming_its_row(tmp_
             f"filterkit: error: {path}: row 3: the column 'when' holds a date outside the years 1 to 9999\n",
         )
     assert not (tmp_path / "out.arff").exists()
+
+
+@needs_pyarrow
+def test_timestamps_in_seconds_far_from_1970_do_not_wrap_round_into_range():
+    # Parquet stores seconds as milliseconds; an Arrow source (a format plugin's) may hold them: times 1000 in
+    # int64, 2**64 / 1000 s wrapped round to 1970
+    import pyarrow as pa
+
+    from filterkit.arff.dates import LAST_MILLISECOND
+    from filterkit.formats.arrow_format import _milliseconds
+
+    seconds = pa.array([18446744073709552, 1, None], pa.timestamp("s"))
+    found = _milliseconds(seconds)
+    assert found[0] > LAST_MILLISECOND and found[1] == 1000.0 and np.isnan(found[2])
 
 
 @needs_pyarrow

@@ -563,7 +563,7 @@ def test_a_decision_value_past_a_doubles_range_is_an_error_naming_its_row(run_fi
         assert run_filterkit(command, "--chunk-rows", "5", model, iris).status == 0
         result = run_filterkit(command, "--chunk-rows", "5", "-o", tmp_path / "out", model, far)
         assert result.status == 1 and result.stderr.count("\n") == 1
-        assert "filterkit: error: row 7: its decision value is not a finite number" in result.stderr
+        assert f"filterkit: error: {far}: row 7: its decision value is not a finite number" in result.stderr
         assert not (tmp_path / "out").exists()
     documents = [
         dict(zip(("sepallength", "sepalwidth", "petallength", "petalwidth"), (5.0, 3.0, 1.0, v))) for v in (0.2, 1e10)
@@ -572,6 +572,27 @@ def test_a_decision_value_past_a_doubles_range_is_an_error_naming_its_row(run_fi
     with pytest.raises(FilterkitError, match="^row 2: its decision value is not a finite number"):
         api.decision_function(documents)
     assert api.predict(documents) == ["Iris-setosa", "Iris-setosa"]
+
+
+def test_words_left_out_of_an_explanation_that_add_up_past_a_doubles_range_are_an_error(run_filterkit, tmp_path):
+    # the decision stays in range (-1e308 + 1e308 + 1e308 in predict's order), the sum of the two left out by
+    # --top 1 does not: math.fsum raised a traceback
+    iris = REAL / "iris.arff"
+    model = _tampered(
+        trained(run_filterkit, tmp_path, iris, ("--positive", "Iris-setosa"), ("minmax",)),
+        tmp_path,
+        lambda c: c["state"].update(weights=[[-1e308, 1e308, 1e308, 0.0]], intercepts=[0.0]),
+    )
+    lines = iris.read_text().splitlines()
+    second = lines.index("@DATA") + 2
+    lines[second] = "9.7,4.28,6.605,0.1,Iris-setosa"
+    edge = tmp_path / "edge.arff"
+    edge.write_text("\n".join(lines) + "\n")
+    assert run_filterkit("predict", model, edge).status == 0
+    result = run_filterkit("explain", "--top", "1", model, edge)
+    assert result.status == 1 and result.stderr.count("\n") == 1
+    assert f"filterkit: error: {edge}: row 2: the contributions of the words left out add up past" in result.stderr
+    assert run_filterkit("explain", "--top", "0", model, edge).status == 0
 
 
 def test_a_sigmoid_that_overflows_gives_probabilities_of_0_and_1_without_a_warning(run_filterkit, tmp_path):
@@ -586,6 +607,21 @@ def test_a_sigmoid_that_overflows_gives_probabilities_of_0_and_1_without_a_warni
     rows = rows_of(result.stdout)
     assert {row["probability"] for row in rows} == {"0.0", "1.0"}
     assert all((row["probability"] == "1.0") == (float(row["decision"]) > 0) for row in rows)
+
+
+def test_the_python_api_refuses_a_seed_its_model_could_not_record(tmp_path):
+    # seed=None trained unseeded fits into a model that load_model then refused
+    for seed in (None, -1, 2**31, 1.5):
+        with pytest.raises(FilterkitError, match=f"^seed {seed!r} is not a whole number from 0 to 2147483647"):
+            filterkit.train(REAL / "iris.arff", ["minmax"], positive="Iris-setosa", seed=seed)
+
+
+def test_a_model_of_a_c_grid_past_the_fitting_bound_still_loads(run_filterkit, tmp_path):
+    # the bound (1e10) is where a fit is made: a model of a grid made before it, which predicting never uses, loads
+    iris = REAL / "iris.arff"
+    model = trained(run_filterkit, tmp_path, iris, ("--positive", "Iris-setosa"), ("minmax",))
+    edited = _tampered(model, tmp_path, lambda c: c["params"].update(c_values="1,1e11"))
+    assert run_filterkit("predict", edited, iris).stdout == run_filterkit("predict", model, iris).stdout != b""
 
 
 def test_a_cost_matrix_of_other_labels_than_the_models_is_not_a_model(run_filterkit, tmp_path):

@@ -191,6 +191,11 @@ def test_a_task_option_on_multi_label_data_is_one_error(run_filterkit, tmp_path)
         (lambda c: c["per_label"][1].update(state=None), "label 'corn': 'state' is"),
         (lambda c: c.update(classes=["corn", "grain"]), "labels are not the label attributes"),
         (lambda c: c["per_label"][0]["state"].pop("weights"), "its classifier"),
+        (lambda c: c["per_label"][0].update(note=1), "label 'grain' has an unknown key \"note\""),
+        (
+            lambda c: c["per_label"][1]["state"].update(cost_labels=["0", "1"], cost_matrix=[[0, 1], [1, 0]]),
+            "a label's classifier holds a cost matrix, which training on label sets never fits",
+        ),
     ],
 )
 def test_a_tampered_label_section_is_not_a_model(tmp_path, reuters_model, edit, reason):

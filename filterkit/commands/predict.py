@@ -234,12 +234,12 @@ def _number(value: float) -> float | None:
     return None if math.isnan(value) else float(value)
 
 
-def prediction_rows(model, chunks) -> Iterator[dict]:
+def prediction_rows(model, chunks, source: str | None = None) -> Iterator[dict]:
     """Per input row: its number (from 1), predicted label (``labels``: the list of a multi-label model),
-    decision value(s) and Platt probability(ies)."""
+    decision value(s) and Platt probability(ies); ``source``, the input's name, for an error naming a row."""
     first_row = 1
     for chunk in chunks:
-        yield from prediction_records(model, chunk_outputs(model, chunk), first_row)
+        yield from prediction_records(model, chunk_outputs(model, chunk), first_row, source)
         first_row += chunk.n_rows
 
 
@@ -250,10 +250,11 @@ def chunk_outputs(model, chunk) -> tuple:
     return model.predicted(features), model.decisions(features), model.probabilities(features)
 
 
-def prediction_records(model, outputs: tuple, first_row: int) -> Iterator[dict]:
-    """The records of :func:`prediction_rows` of one chunk's :func:`chunk_outputs`, numbered from ``first_row``."""
+def prediction_records(model, outputs: tuple, first_row: int, source: str | None = None) -> Iterator[dict]:
+    """The records of :func:`prediction_rows` of one chunk's :func:`chunk_outputs`, numbered from ``first_row``;
+    a row whose decision value is not a finite number is an error naming it and ``source``."""
     predictions, decisions, probabilities = outputs
-    model.check_decisions(decisions, first_row)
+    model.check_decisions(decisions, first_row, source)
     for position, predicted in enumerate(predictions):
         record: dict = {"row": first_row + position, **model.answer(predicted)}
         if model.multiclass or model.label_sets:
@@ -273,6 +274,8 @@ class PredictionWriter:
     A Dask task calls :meth:`outputs` and :meth:`text` (:meth:`filterkit.distributed.DaskEngine.write_predictions`)."""
 
     columns: tuple[str, ...] = ()
+    #: The input's name, for an error naming a row of it.
+    source: str | None = None
 
     def header(self) -> str:
         """What comes before the first row: CSV's column names (nothing for JSON Lines)."""
@@ -305,7 +308,7 @@ class PredictionWriter:
 
     def text(self, model, outputs: tuple, first_row: int) -> str:
         """The lines of one chunk's ``outputs``, its rows numbered from ``first_row``."""
-        return self.text_of(prediction_records(model, outputs, first_row), self.write)
+        return self.text_of(prediction_records(model, outputs, first_row, self.source), self.write)
 
     @staticmethod
     def text_of(rows, write) -> str:
@@ -373,14 +376,15 @@ def predict(ctx, model_path: str, input_path: str, output: str | None, as_json: 
         return
     rows = _model_rows(ctx, model_path, input_path, output, params, engine)
     with rows as (model, chunks), _written(output) as stream:
-        writer = _prediction_writer(model, as_json, model_path)
+        writer = _prediction_writer(model, as_json, model_path, input_path)
         stream.write(writer.header())
-        writer.write(stream, prediction_rows(model, chunks))
+        writer.write(stream, prediction_rows(model, chunks, writer.source))
 
 
-def _prediction_writer(model, as_json: bool, model_path: str) -> PredictionWriter:
-    """JSON Lines, or CSV of the model's columns."""
-    return PredictionWriter(() if as_json else tuple(_csv_columns(model, model.calibrated, model_path)))
+def _prediction_writer(model, as_json: bool, model_path: str, input_path: str) -> PredictionWriter:
+    """JSON Lines, or CSV of the model's columns; rows of ``input_path`` (- for standard input)."""
+    columns = () if as_json else tuple(_csv_columns(model, model.calibrated, model_path))
+    return PredictionWriter(columns, "<stdin>" if input_path == "-" else input_path)
 
 
 def _predict_on_dask(ctx, model_path: str, input_path: str, output: str | None, as_json: bool, params, engine) -> None:
@@ -394,7 +398,7 @@ def _predict_on_dask(ctx, model_path: str, input_path: str, output: str | None, 
     with connecting as dask:
         with dask.opened(model.chain, input_path) as plan:
             _check_rows(model, plan.schema, getattr(next(iter(plan.partitions), None), "layout", None), input_path)
-            writer = _prediction_writer(model, as_json, model_path)
+            writer = _prediction_writer(model, as_json, model_path, input_path)
             beside = None if output_file is None or output_file.how == "stream" else output_file.staging_folder
             with _written(output_file) as text:  # its binary stream, ended as one process ends it (a .gz's flush)
                 dask.write_predictions(model, plan, writer, text.buffer, beside)
@@ -423,7 +427,7 @@ def explain(ctx, model_path: str, input_path: str, top: int, output: str | None,
         stages = [stage.name for stage in model.chain.stages]
         rows = 0
         for chunk in chunks:
-            for explained in model.explain_chunk(chunk, top, rows + 1):
+            for explained in model.explain_chunk(chunk, top, rows + 1, "<stdin>" if input_path == "-" else input_path):
                 if as_json:
                     stream.write(json.dumps(explained, ensure_ascii=False) + "\n")
                 else:

@@ -302,7 +302,8 @@ def _milliseconds(array: pa.Array) -> np.ndarray:
         return _floats(array.cast(pa.date64()).cast(pa.int64()))
     ticks = pc.fill_null(array.cast(pa.int64()), 0).to_numpy()
     per_millisecond = _TICKS_PER_MILLISECOND[array.type.unit]
-    milliseconds = (ticks * 1000 if per_millisecond < 1 else ticks // per_millisecond).astype(np.float64)
+    # seconds times 1000 in float64: in int64 a far date wrapped round into the years 1 to 9999
+    milliseconds = ticks * 1000.0 if per_millisecond < 1 else (ticks // per_millisecond).astype(np.float64)
     milliseconds[~array.is_valid().to_numpy(zero_copy_only=False)] = np.nan
     return milliseconds
 
