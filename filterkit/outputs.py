@@ -125,16 +125,27 @@ class StagedOutput:
 @contextlib.contextmanager
 def staged_output(output: OutputFile):
     """A :class:`StagedOutput` for ``output``; unless published, its temporary file is removed.  A
-    write that fails without naming a file (a full disk, ``/dev/full``) is an error naming ``output``."""
-    stage = StagedOutput(output)
+    write that fails without naming a file (a full disk, ``/dev/full``), or naming a temporary file of
+    ``output``'s (whose random name the user never gave), is an error naming ``output``."""
+    try:
+        stage = StagedOutput(output)
+    except OSError as error:
+        raise FilterkitError(f"cannot write {output.path}: {error.strerror or error}") from None
     try:
         yield stage
     except OSError as error:
-        if error.filename is not None:
+        if error.filename is not None and not _is_temporary_of(error.filename, output):
             raise
         raise FilterkitError(f"cannot write {output.path}: {error.strerror or error}") from None
     finally:
         stage.discard()
+
+
+def _is_temporary_of(filename, output: OutputFile) -> bool:
+    """Whether ``filename`` is one of the temporary files made for ``output`` (:class:`StagedOutput`,
+    :func:`publish_file`)."""
+    name = os.path.basename(os.fsdecode(filename))
+    return name.startswith(f".{os.path.basename(output.target)}.") and name.endswith(".tmp")
 
 
 def publish_file(output: OutputFile, temporary: str) -> None:

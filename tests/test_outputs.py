@@ -281,6 +281,25 @@ def test_a_rename_beside_the_target_that_fails_too_is_one_error_with_nothing_lef
     assert os.listdir(tmp_path) == []
 
 
+def test_a_temporary_file_that_cannot_be_made_is_an_error_naming_the_output_given(tmp_path, monkeypatch):
+    # the error named the temporary file (.out.arff.RANDOM.tmp): a name the user never gave, other on every run
+    import errno
+    import tempfile
+
+    real = tempfile.mkstemp
+
+    def failing(*args, dir=None, **kwargs):
+        if dir == str(tmp_path):
+            raise OSError(errno.ENOSPC, "No space left on device", os.path.join(dir, ".out.arff.x1y2z3.tmp"))
+        return real(*args, dir=dir, **kwargs)
+
+    monkeypatch.setattr(tempfile, "mkstemp", failing)
+    out = tmp_path / "out.arff"
+    result = run_filterkit(IRIS, "-o", out, "l2")
+    assert (result.status, result.stderr) == (1, f"filterkit: error: cannot write {out}: No space left on device\n")
+    assert os.listdir(tmp_path) == []
+
+
 def test_a_hard_linked_output_is_untouched_by_a_bad_row(tmp_path):
     bad_copy(tmp_path)
     (tmp_path / "out.arff").write_text("old\n")
