@@ -28,7 +28,9 @@ import numpy as np
 
 from filterkit.classifying import feature_names
 from filterkit.errors import FilterkitError
+from filterkit.labels import LABEL_SEPARATOR
 from filterkit.tasks import LABEL_SET, Fits, Task
+from filterkit.text import shown
 
 #: The key of a fold's record (:func:`filterkit.evaluation.evaluate_fold`) that carries its test rows'
 #: probabilities and pulls to :meth:`LabelIssueFinder.collect`, which takes it out of the record.
@@ -315,8 +317,8 @@ class LabelSetIssues:
         return buffer.getvalue()
 
     def _names(self, held: np.ndarray) -> str:
-        """The names of the labels ``held`` (a row's bools), joined by ``|``."""
-        return "|".join(self.labels[label] for label in np.flatnonzero(held).tolist())
+        """The names of the labels ``held`` (a row's bools), joined by :data:`LABEL_SEPARATOR`."""
+        return LABEL_SEPARATOR.join(self.labels[label] for label in np.flatnonzero(held).tolist())
 
 
 @dataclass
@@ -332,6 +334,11 @@ class LabelIssueFinder:
         """``fits`` whose every fold also records its rows for the issues (:func:`fold_pulls`, of a label set
         :func:`label_set_pulls`)."""
         self.label_sets = task.kind == LABEL_SET
+        joined = [label for label in fits.dataset.labels if LABEL_SEPARATOR in label] if self.label_sets else []
+        if joined:  # before any fit: the CSV joins a row's labels by it (as --predictions refuses them)
+            raise FilterkitError(
+                f"--label-issues: label {shown(joined[0])} holds {LABEL_SEPARATOR}, which joins a row's labels"
+            )
         return replace(fits, score=functools.partial(fits.score, label_pulls=self.top))
 
     def collect(self, fits: Fits, results: list[dict]) -> LabelIssues | LabelSetIssues:

@@ -228,3 +228,20 @@ def test_label_sets_need_each_label_s_probabilities(tmp_path, run_filterkit):
     assert result.status != 0
     assert "--label-issues needs each row's class probabilities" in result.stderr and "--svm-decision" in result.stderr
     assert not issues.exists()
+
+
+def test_a_label_holding_the_separator_is_refused_before_any_fit(tmp_path):
+    # the CSV joined a row's labels by |: the label 'grain|x' could not be told from the set {grain, x}
+    from filterkit.testing import run_filterkit
+
+    text = REUTERS.read_text()
+    renamed = tmp_path / "joined.arff"
+    renamed.write_text(text.replace("@attribute grain ", "@attribute 'grain|x' ", 1))
+    assert renamed.read_text() != text
+    issues = tmp_path / "issues.csv"
+    result = run_filterkit("evaluate", "-q", "--label-issues", issues, renamed, "words", "l2")
+    assert (result.status, result.stderr) == (
+        1,
+        "filterkit: error: --label-issues: label 'grain|x' holds |, which joins a row's labels\n",
+    )
+    assert not issues.exists()
