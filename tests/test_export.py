@@ -401,3 +401,21 @@ def test_the_whole_scorer_is_clean_under_the_sanitizers_and_every_warning(folder
     assert run.returncode == 0 and b"runtime error" not in run.stderr, run.stderr[-3000:]
     expected = load_model(model).decision_function(texts)
     assert [float(line.split(b"\t")[1]) for line in run.stdout.splitlines()] == expected.tolist()
+
+
+@pytest.mark.parametrize(
+    "label, held, task",
+    [("Iris\\nsetosa", "'\\n'", ("--positive",)), ("Iris\\tsetosa", "'\\t'", ("--multiclass",))],
+    ids=["line-break", "tab"],
+)
+def test_a_label_the_scorers_answer_lines_cannot_carry_is_refused(folder, label, held, task):
+    # the scorer's main wrote it as it is: a line break split one answer over two lines, a tab made a field
+    iris = ROOT / "tests" / "data" / "real" / "iris.arff"
+    renamed = folder / f"iris-{held[2]}.arff"
+    renamed.write_text(iris.read_text().replace("Iris-setosa", f"'{label}'"))
+    positive = (*task, label.replace("\\n", "\n").replace("\\t", "\t")) if task == ("--positive",) else task
+    model = trained(folder, f"odd-{held[2]}", "--svm-c-values", "1", *positive, renamed, "minmax")
+    source = folder / "odd.c"
+    result = run_filterkit("export", "--c", source, model)
+    assert result.status == 1 and not source.exists()
+    assert f"holds {held}, which the scorer's answer lines use" in result.stderr

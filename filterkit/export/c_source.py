@@ -18,6 +18,7 @@ import numpy as np
 from filterkit.errors import FilterkitError
 from filterkit.export.steps import Keep, Normalize, NotExportable, Presence, Scale, Shape, Step, Unchanged, Words
 from filterkit.schema import NUMERIC
+from filterkit.text import shown
 
 #: ln(1 + c) of the whole counts below this is read from a table numpy computed (``--log-tf``); past it (a word
 #: 65,536 times in one document), libm's, which may differ from numpy's in the last bit.
@@ -30,6 +31,7 @@ _PER_LINE = 8
 def c_source(model) -> str:
     """The C source of ``model``'s scorer: the template with the model's tokenizer (a chain starting with ``words``)
     or its input attributes, its data and its steps in it."""
+    _check_answer_names(model)
     stages = list(model.chain.stages)
     steps = [exported_step_of(stage) for stage in stages]
     words = steps[0] if steps else None
@@ -72,6 +74,19 @@ def c_source(model) -> str:
     )
     template = (files("filterkit.export") / "scorer.c").read_text(encoding="utf-8")
     return template.replace("/* @TOKENS@ */", reading + uses + source).replace("/* @MODEL@ */", "\n".join(model_parts))
+
+
+def _check_answer_names(model) -> None:
+    """FilterkitError for a label the scorer's ``main`` could not write on its line unambiguously: one holding a
+    line break or a tab (which end the line and its fields), or of a label-set model a comma (which joins labels)."""
+    breaking = "\n\r\t" + ("," if model.label_sets else "")
+    for label in model.labels:
+        held = next((character for character in breaking if character in label), None)
+        if held is not None:
+            raise FilterkitError(
+                f"label {shown(label)} holds {held!r}, which the scorer's answer lines use: an exported scorer writes "
+                "each label as it is"
+            )
 
 
 def _input_data(model) -> str:
