@@ -122,7 +122,13 @@ def checked_saved_statistics(
         raise ValueError("'words' is not a list of distinct strings")
     if isinstance(n_documents, bool) or not isinstance(n_documents, int) or not 0 <= n_documents < 2**53:
         raise ValueError("'n_documents' is not a whole number")
-    return words, n_documents, checked_pairs(saved, len(words), n_classes)
+    pairs = checked_pairs(saved, len(words), n_classes)
+    classes, ids, _, documents = pairs
+    if np.any(documents > n_documents):
+        raise ValueError("a pair's documents are more than 'n_documents'")
+    if np.any(np.diff(classes * len(words) + ids) <= 0):
+        raise ValueError("the pairs are not each (class, word) once, in that order")
+    return words, n_documents, pairs
 
 
 def checked_pairs(saved: dict, n_words: int, n_classes: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:

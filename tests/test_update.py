@@ -5,6 +5,7 @@ naming the stage."""
 
 from __future__ import annotations
 
+import base64
 import csv
 import json
 from pathlib import Path
@@ -13,6 +14,7 @@ import numpy as np
 import pytest
 
 from chain_helpers import OH0_SAMPLE, TESTS, without_comments
+from filterkit.word_statistics import PAIR_ARRAYS
 
 READS = TESTS.parent / "arff_samples" / "reuters_grain.csv"
 
@@ -424,6 +426,50 @@ def test_spoiled_statistics_are_one_error_naming_the_model(run_filterkit, tmp_pa
     result = run_filterkit("update", model, more, "-o", tmp_path / "new.json")
     assert result.status == 1 and not (tmp_path / "new.json").exists()
     assert result.stderr.startswith(f"filterkit: error: {model}: {error}") and len(result.stderr.splitlines()) == 1
+
+
+def _saved_ints(entry: dict) -> np.ndarray:
+    array = entry["array"]
+    return np.frombuffer(base64.b64decode(array["base64"]), dtype=array["dtype"]).reshape(array["shape"]).copy()
+
+
+def _ints_entry(values) -> dict:
+    values = np.ascontiguousarray(values, dtype="<i8")
+    encoded = base64.b64encode(values.tobytes()).decode()
+    return {"array": {"dtype": "<i8", "shape": list(values.shape), "base64": encoded}}
+
+
+@pytest.mark.parametrize(
+    "spoil_words, error",
+    [
+        (lambda words: words.update(n_documents=0), "a pair's documents are more than 'n_documents'"),
+        (
+            lambda words: words.update({k: _ints_entry(_saved_ints(words[k])[::-1]) for k in PAIR_ARRAYS}),
+            "the pairs are not each (class, word) once, in that order",
+        ),
+        (
+            lambda words: words.update(
+                {k: _ints_entry(np.r_[_saved_ints(words[k])[:1], _saved_ints(words[k])]) for k in PAIR_ARRAYS}
+            ),
+            "the pairs are not each (class, word) once, in that order",
+        ),
+    ],
+    ids=["no-documents", "pairs-reversed", "a-pair-twice"],
+)
+def test_word_statistics_that_contradict_themselves_are_one_error_naming_the_model(
+    run_filterkit, tmp_path, spoil_words, error
+):
+    # each was taken: the updated model's counts were wrong (n_documents 0 gave 124 where a refit gives 244)
+    first, more, _ = split_arff(reuters_documents(tmp_path), tmp_path, 40)
+    model = tmp_path / "first.json"
+    fitted(run_filterkit, model, first, ["words", "--lowercase", "--counts", *WORD_CHAINS["shape bns l2"]])
+    document = json.loads(model.read_text())
+    spoil_words(document["statistics"][0])
+    model.write_text(json.dumps(document))
+    result = run_filterkit("update", model, more, "-o", tmp_path / "new.json")
+    assert result.status == 1 and not (tmp_path / "new.json").exists()
+    expected = f"filterkit: error: {model}: stage 'words': the model's statistics of it do not fit it ({error})\n"
+    assert result.stderr == expected
 
 
 def test_a_class_named_like_a_class_position_is_found_by_its_place(run_filterkit, tmp_path):
