@@ -61,9 +61,12 @@ def _exported(model, model_path: str, role: str) -> bytes:
             raise FilterkitError("--onnx needs the onnx package: pip install 'filterkit-arff[onnx]'") from None
         form = onnx_model
     else:
-        from filterkit.export.c_source import c_source
+        from filterkit.export.c_source import answer_line_warning, c_source
 
         def form(model):
+            warning = answer_line_warning(model)
+            if warning is not None:
+                click.echo(f"filterkit: warning: {warning}", err=True)
             return c_source(model).encode("utf-8")
 
     try:

@@ -31,7 +31,6 @@ _PER_LINE = 8
 def c_source(model) -> str:
     """The C source of ``model``'s scorer: the template with the model's tokenizer (a chain starting with ``words``)
     or its input attributes, its data and its steps in it."""
-    _check_answer_names(model)
     stages = list(model.chain.stages)
     steps = [exported_step_of(stage) for stage in stages]
     words = steps[0] if steps else None
@@ -76,17 +75,19 @@ def c_source(model) -> str:
     return template.replace("/* @TOKENS@ */", reading + uses + source).replace("/* @MODEL@ */", "\n".join(model_parts))
 
 
-def _check_answer_names(model) -> None:
-    """FilterkitError for a label the scorer's ``main`` could not write on its line unambiguously: one holding a
-    line break or a tab (which end the line and its fields), or of a label-set model a comma (which joins labels)."""
+def answer_line_warning(model) -> str | None:
+    """What the scorer's ``main`` writes ambiguously, where a label holds a line break or a tab (which end its
+    answer line and fields) or, of a label-set model, a comma (which joins labels); None where it does not.  The
+    library's ``answer_name`` gives such a label whole."""
     breaking = "\n\r\t" + ("," if model.label_sets else "")
     for label in model.labels:
         held = next((character for character in breaking if character in label), None)
         if held is not None:
-            raise FilterkitError(
-                f"label {shown(label)} holds {held!r}, which the scorer's answer lines use: an exported scorer writes "
-                "each label as it is"
+            return (
+                f"label {shown(label)} holds {held!r}, which the C scorer's main writes as it is, making its answer "
+                "lines ambiguous: read answers with answer_name() in a program"
             )
+    return None
 
 
 def _input_data(model) -> str:
