@@ -40,9 +40,12 @@ def stage_origin(stage) -> str:
 def plugin_fault(error: BaseException) -> bool:
     """Whether ``error``, raised out of a plugin's code, is the plugin's fault: any exception,
     ``SystemExit`` and ``GeneratorExit`` too, and a ``KeyboardInterrupt`` no signal raised (the console
-    script handles SIGTERM until a stopping signal comes; a program with Python's handlers gets Ctrl-C)."""
+    script handles SIGTERM until a stopping signal comes; a program with Python's handlers gets Ctrl-C; a
+    process that ignores Ctrl-C and has no Python handler for SIGTERM, as a ``--jobs`` worker, gets none)."""
     if isinstance(error, KeyboardInterrupt):
-        return callable(signal.getsignal(signal.SIGTERM))
+        terminate = signal.getsignal(signal.SIGTERM)
+        unraised = signal.getsignal(signal.SIGINT) is signal.SIG_IGN and terminate is not signal.SIG_IGN
+        return callable(terminate) or unraised
     return isinstance(error, (Exception, SystemExit, GeneratorExit))
 
 

@@ -21,6 +21,7 @@ import pickle
 import signal
 import sys
 import tempfile
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
@@ -63,13 +64,15 @@ class _Lent:
             self.sent[id(value)] = (value, path)
         return self.sent[id(value)][1]
 
-    def pool_holding(self, path: str) -> "WorkerPool":
-        """The block's pool, its workers forked anew where they lack the value of ``path``."""
-        if self.pool is not None and FORKED and path not in self.held:
+    def pool_holding(self, path: str, calls: int) -> "WorkerPool":
+        """The block's pool for ``calls`` calls, of no more workers than the calls of the block's first: forked anew
+        where they lack the value of ``path``, or are fewer than the jobs that more calls would take."""
+        wanted = min(self.jobs, calls)
+        if self.pool is not None and FORKED and (path not in self.held or wanted > self.pool.jobs):
             self.pool.__exit__(None, None, None)
             self.pool = None
         if self.pool is None:
-            self.pool = self.stack.enter_context(WorkerPool(self.jobs))
+            self.pool = self.stack.enter_context(WorkerPool(wanted))
             self.held = {kept for _, kept in self.sent.values()}
         return self.pool
 
@@ -160,7 +163,7 @@ def each(function: Callable, items: Sequence, shared: Any = None) -> list:
         return [function(shared, item) for item in items]
     path, files = workers.path_of(shared), GIVEN_FILES.get()
     calls = [(function, path, item, files) for item in items]
-    outcomes = list(workers.pool_holding(path).results(_in_worker, calls))
+    outcomes = list(workers.pool_holding(path, len(calls)).results(_in_worker, calls))
     for _, error in outcomes:
         if error is not None:
             raise error
@@ -212,17 +215,18 @@ class WorkerPool:
             self.executor.shutdown(wait=True, cancel_futures=True)
             self.executor = None
 
-    def results(self, function: Callable, calls: Sequence[tuple]) -> Iterator:
-        """``function(*call)`` of each of ``calls``, in their order; the calls not yet started are dropped where the
-        generator is closed before its end.  A worker that ends before its call (killed; out of memory) is a
-        FilterkitError saying so."""
+    def results(self, function: Callable, calls: Sequence[tuple], started: Sequence[int] | None = None) -> Iterator:
+        """``function(*call)`` of each of ``calls``, in their order, the calls started in the order of the positions
+        ``started`` (the longest first, so that none is left alone at the end; default: theirs); the calls not yet
+        started are dropped where the generator is closed before its end.  A worker that ends before its call
+        (killed; out of memory) is a FilterkitError saying so."""
         if not FORKED:
             yield from _joblib_results(self.jobs, function, calls)
             return
         from concurrent.futures import ProcessPoolExecutor
         from concurrent.futures.process import BrokenProcessPool
 
-        futures = []
+        futures: list = [None] * len(calls)
         try:
             if self.executor is None:
                 _import_fitting()  # here, once: the parent's final fit needs them too
@@ -230,22 +234,60 @@ class WorkerPool:
                 self.executor = ProcessPoolExecutor(
                     self.jobs, mp_context=context, initializer=_forked, initargs=(os.getpid(),)
                 )
-            # a stopping signal waits until the workers are forked: one meeting the parent's handler there would
-            # raise in the worker, and the workers set their own handling before they take it (_forked)
-            held = signal.pthread_sigmask(signal.SIG_BLOCK, STOPPING_SIGNALS)
-            try:
-                futures = [self.executor.submit(function, *call) for call in calls]
-            finally:
-                signal.pthread_sigmask(signal.SIG_SETMASK, held)
+            with _stopping_signals_held():
+                for position in range(len(calls)) if started is None else started:
+                    futures[position] = self.executor.submit(function, *calls[position])
             for future in futures:
                 yield future.result()
-        except BrokenProcessPool:
+        except BrokenProcessPool as broken:
+            if broken.__cause__ is not None:  # a result that reached this process and could not be read
+                raise FilterkitError(
+                    f"a worker process's result could not be read here ({_last_line(broken.__cause__)}): "
+                    "a plugin's value that pickle cannot make again? give --jobs 1"
+                ) from None
             raise FilterkitError(
                 "a worker process ended before its work did (killed, or out of memory?): give fewer --jobs"
             ) from None
+        except Exception as error:  # the calls' own errors are values: this one is the result's pickling
+            raise FilterkitError(
+                f"a worker process's result could not be sent here ({type(error).__name__}: {error}): "
+                "a plugin's value that pickle cannot take? give --jobs 1"
+            ) from None
         finally:
             for future in futures:
-                future.cancel()
+                if future is not None:
+                    future.cancel()
+
+
+@contextlib.contextmanager
+def _stopping_signals_held() -> Iterator[None]:
+    """Within the block (the workers forked), a stopping signal is held until its end, then met as it would have
+    been.  This thread blocks them, so that a worker forked with one pending meets it with its own handling
+    (:func:`_forked`); they are recorded, not raised, where another thread takes one (a reading thread does not
+    block them, and Python runs the handler here): raised inside the forking, ``KeyboardInterrupt`` was lost."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    met: list[int] = []
+    handlers = {signum: signal.getsignal(signum) for signum in STOPPING_SIGNALS}
+    for signum, handler in handlers.items():
+        if callable(handler):
+            signal.signal(signum, lambda number, _: met.append(number))
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, STOPPING_SIGNALS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
+        for signum, handler in handlers.items():
+            signal.signal(signum, handler)
+        if met:
+            signal.raise_signal(met[0])
+
+
+def _last_line(cause: BaseException) -> str:
+    """The last line of a worker's traceback as ``concurrent.futures`` gives it (the error itself)."""
+    lines = [line for line in str(cause).splitlines() if line.strip(" '")]
+    return lines[-1].strip() if lines else type(cause).__name__
 
 
 def _joblib_results(jobs: int, function: Callable, calls: Sequence[tuple]) -> Iterator:

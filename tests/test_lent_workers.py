@@ -55,6 +55,98 @@ def test_a_piece_that_maps_pieces_of_its_own_makes_them_in_its_worker():
     assert pooled == [(1, [11, 14]), (1, [19, 26])]
 
 
+def _started_at(value: int) -> tuple:
+    """``value`` and when its call started (this worker's clock; the machine's monotonic one)."""
+    import time
+
+    return value, time.monotonic_ns()
+
+
+@pytest.mark.skipif(not lent_workers.FORKED, reason="joblib's workers start the calls in their own order")
+def test_a_pool_starts_its_calls_in_the_order_given_and_gives_their_results_in_theirs():
+    with lent_workers.WorkerPool(1) as pool:
+        found = list(pool.results(_started_at, [(value,) for value in range(5)], started=[3, 1, 4, 0, 2]))
+    assert [value for value, _ in found] == [0, 1, 2, 3, 4]
+    assert sorted(range(5), key=lambda call: found[call][1]) == [3, 1, 4, 0, 2]
+
+
+def test_a_stopping_signal_another_thread_takes_while_workers_are_forked_is_met_after_the_forking():
+    """Python runs a signal's handler in the main thread whichever thread the signal reached: a reading thread's
+    SIGTERM raised the console script's KeyboardInterrupt inside the forking, where it was lost."""
+    import signal
+    import time
+
+    def interrupted(signum, frame):
+        raise KeyboardInterrupt
+
+    reached, finished = threading.Event(), []
+    taker = threading.Thread(target=reached.wait)
+    previous = signal.signal(signal.SIGTERM, interrupted)
+    try:
+        taker.start()
+        with pytest.raises(KeyboardInterrupt):
+            with lent_workers._stopping_signals_held():
+                signal.pthread_kill(taker.ident, signal.SIGTERM)
+                for _ in range(200):  # bytecodes run, where the handler would have run
+                    time.sleep(0.001)
+                finished.append(True)
+    finally:
+        reached.set()
+        taker.join()
+        signal.signal(signal.SIGTERM, previous)
+    assert finished == [True]
+    assert signal.getsignal(signal.SIGTERM) is previous
+
+
+@pytest.mark.skipif(not lent_workers.FORKED, reason="joblib's workers are its own to start")
+def test_lent_workers_are_no_more_than_the_calls_of_the_largest_batch_yet():
+    """``--jobs 100`` lent to a fit of five inner folds had forked 100 workers (a huge ``--jobs``, until stopped)."""
+    square = functools.partial(_square_or_refuse, set())
+    with lending(100):
+        each(square, [1, 2], 0)
+        first = lent_workers._LENT.get().pool
+        each(square, [1, 2, 3], 0)  # more calls: forked anew, as many
+        again = lent_workers._LENT.get().pool
+        each(square, [1, 2], 0)  # fewer: the same
+        assert lent_workers._LENT.get().pool is again
+    assert (first.jobs, again.jobs) == (2, 3)
+
+
+def _a_generator(value: int):
+    """A value pickle cannot take."""
+    return (value for _ in range(1))
+
+
+class _Unmade:
+    """A value pickle takes and cannot make again (its class needs an argument its pickle does not give)."""
+
+    def __init__(self, needed):
+        self.needed = needed
+
+    def __reduce__(self):
+        return (_Unmade, ())
+
+
+def _unmade(value: int) -> _Unmade:
+    return _Unmade(value)
+
+
+@pytest.mark.skipif(not lent_workers.FORKED, reason="joblib's workers send their results their own way")
+@pytest.mark.parametrize(
+    "function, said",
+    [
+        (_a_generator, "could not be sent here (TypeError: cannot pickle 'generator' object)"),
+        (_unmade, "could not be read here"),
+    ],
+)
+def test_a_result_that_cannot_cross_to_this_process_is_an_error_line_not_a_traceback(function, said):
+    """A plugin's value in a result that pickle cannot take gave a traceback; one it cannot make again, the error of
+    a worker killed."""
+    with lent_workers.WorkerPool(2) as pool, pytest.raises(FilterkitError) as raised:
+        list(pool.results(function, [(1,), (2,)]))
+    assert said in raised.value.message and raised.value.message.endswith("give --jobs 1")
+
+
 def test_each_raises_the_first_error_in_the_items_order_not_the_first_to_arrive():
     with lending(2), pytest.raises(ValueError, match="refused 1$"):
         each(functools.partial(_square_or_refuse, {1, 5}), list(range(6)), 0)

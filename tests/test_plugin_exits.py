@@ -121,6 +121,20 @@ def test_a_keyboard_interrupt_after_a_signal_still_interrupts(tmp_path, run_filt
     assert (result.status, result.stderr) == (130, "filterkit: error: interrupted\n")
 
 
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_keyboard_interrupt_a_stage_raises_in_a_fold_is_its_fault_whatever_the_jobs(
+    jobs, tmp_path, run_filterkit, console_script_signals
+):
+    """A ``--jobs`` worker ignores Ctrl-C and dies of SIGTERM, so no signal raises an interrupt there: one a stage
+    raises in a fold is the plugin's fault, as in one process (it had ended the run as interrupted, status 130)."""
+    folder = plugin_folder(tmp_path, "quitter", QUITTER.format(raised="KeyboardInterrupt()"))
+    options = ("-q", "--multiclass", "--folds", "3", "--jobs", jobs)
+    result = run_filterkit("evaluate", *options, IRIS, "quit", plugins_dir=folder)
+    assert result.status == 1
+    assert "stage 'quit' (plugin 'quitter" in result.stderr
+    assert "failed during transform: KeyboardInterrupt" in result.stderr
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("exception", sorted(RAISED))
 def test_the_console_script_exits_1_when_a_stage_exits(exception, tmp_path, filterkit_script):
