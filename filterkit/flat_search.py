@@ -8,7 +8,6 @@ import contextlib
 import os
 import re
 import tempfile
-import time
 from collections.abc import Iterator
 from typing import Any, Callable
 
@@ -200,9 +199,8 @@ class FoldRunner:
         """``values`` as the calls take them: on Dask, sent to the cluster once (futures that its tasks resolve)."""
         return values if self.client is None else self.client.scatter(values)
 
-    def results(self, function: Callable, calls: list[tuple], started: list[int] | None = None):
-        """``function(registry, dataset, *arguments)`` of each of ``calls``' arguments, in their order; in the pool,
-        started in the order of the positions ``started`` (:meth:`WorkerPool.results`)."""
+    def results(self, function: Callable, calls: list[tuple]):
+        """``function(registry, dataset, *arguments)`` of each of ``calls``' arguments, in their order."""
         if self.client is not None:
             from filterkit.dask_futures import results_in_order
 
@@ -219,15 +217,15 @@ class FoldRunner:
             for arguments in calls:
                 yield function(self.registry, self.dataset, *arguments)
             return
-        for outcome in self.outcomes(function, calls, started):
+        for outcome in self.outcomes(function, calls):
             if isinstance(outcome, Exception):
                 raise outcome
             yield outcome
 
-    def outcomes(self, function: Callable, calls: list[tuple], started: list[int] | None = None) -> Iterator:
+    def outcomes(self, function: Callable, calls: list[tuple]) -> Iterator:
         """:meth:`results` in the pool, each call's error in its result's place."""
         sent = [(self.plugins_dir, self.shipped, function, arguments, self.files) for arguments in calls]
-        for result, error in self.pool.results(_in_worker, sent, started):
+        for result, error in self.pool.results(_in_worker, sent):
             yield result if error is None else error
 
 
@@ -290,19 +288,17 @@ def flat_fold(registry: Registry, dataset: Dataset, chain: ChainSpec, task: str,
 
 def flat_fold_decisions(
     registry: Registry, dataset: Dataset, searched: tuple, C: float, fold: tuple, columns, iterations: int
-) -> tuple[np.ndarray, np.ndarray, float]:
+) -> tuple[np.ndarray, np.ndarray]:
     """The decision values of a fold's test rows (``fold``: training features and classes, test features, or the
     path of :func:`kept_fold`'s file of them) of one SVM per class of ``columns`` at ``C``, fitted on its training
-    rows (``searched``: the classifier, its options and seed; liblinear at most ``iterations``), which of those
-    fits liblinear stopped (a flag each), and the CPU seconds they took (which order the next C's calls only)."""
+    rows (``searched``: the classifier, its options and seed; liblinear at most ``iterations``), and which of those
+    fits liblinear stopped (a flag each)."""
     import joblib
 
-    began = time.process_time()
     fold = joblib.load(fold, mmap_mode="r") if isinstance(fold, str) else fold
     classifier, params, seed = searched
     call = CheckedClassifier(registry, classifier, params)
-    decisions, stopped = call("decisions_at", C, seed, *fold[:2], columns, fold[2], iterations)
-    return decisions, stopped, time.process_time() - began
+    return call("decisions_at", C, seed, *fold[:2], columns, fold[2], iterations)
 
 
 def _flat_c_search(
@@ -325,20 +321,16 @@ def _flat_c_search(
     flags: dict[float, list] = {}
     inner: dict[float, float] = {}
     stopped: list[float] = []
-    seconds = np.zeros((len(cuts), len(columns)))  # each fold's and class's fit at the last C, in CPU seconds
 
     def scored(C: float, most: int) -> bool:
         parts = runner.column_parts(len(columns), 1 if path else 2)  # the first C's calls pass the refusal
         path[C], flags[C] = np.zeros((len(truth), len(columns))), [np.zeros(len(columns), dtype=bool) for _ in cuts]
         calls = [(searched, C, fold, [columns[j] for j in part], most) for fold in held for part in parts]
-        expected = [seconds[fold, part].sum() for fold in range(len(cuts)) for part in parts]
-        longest_first = sorted(range(len(calls)), key=lambda position: -expected[position])
-        decided = iter(runner.results(flat_fold_decisions, calls, longest_first))
+        decided = iter(runner.results(flat_fold_decisions, calls))
         for fold, (_, test) in enumerate(cuts):
-            for part, (decisions, part_stopped, took) in zip(parts, decided):
+            for part, (decisions, part_stopped) in zip(parts, decided):
                 path[C][np.ix_(test, part)] = decisions
                 flags[C][fold][part] = part_stopped
-                seconds[fold, part] = took / len(part)
         return any(np.any(fold_flags) for fold_flags in flags[C])
 
     for C in sorted(grid) if early else grid:
@@ -367,7 +359,7 @@ def _converged(runner: FoldRunner, fitted_at: tuple, held: list, cuts: list, col
         for part in runner.column_parts(len(positions), 1)
     ]
     again = [(searched, C, held[fold], [columns[j] for j in positions], FIT_ITERATIONS) for fold, positions in refits]
-    fitted = [fold_values for fold_values, _, _ in runner.results(flat_fold_decisions, again)]
+    fitted = [fold_values for fold_values, _ in runner.results(flat_fold_decisions, again)]
     return with_refits(values, cuts, refits, fitted)
 
 
