@@ -25,7 +25,6 @@ import logging
 import os
 import pickle
 import shutil
-import signal
 import sys
 import tempfile
 import threading
@@ -45,7 +44,7 @@ from filterkit.formats import ARFF, FormatOptions, format_of, registered
 from filterkit.labels import meka_layout, taken_columns
 from filterkit.option_files import files_of, sent_files
 from filterkit.outputs import OutputFile, append_rest, publish_file
-from filterkit.ownership import STOPPING_SIGNALS, owns_process
+from filterkit.ownership import owns_process, stopping_signals_recorded
 from filterkit.partitions import (
     Partition,
     Plan,
@@ -707,25 +706,19 @@ def _held_while_starting():
     through Dask), and a stopping signal is held (Dask cannot stop a cluster it is starting): the
     list yielded gets the handler that ends the run, for the caller to call once the cluster can be
     stopped.  Elsewhere the caller's signals and streams are left alone."""
-    held: list = []
     if not owns_process():
-        yield held
+        yield []
         return
-    handlers = {signum: signal.getsignal(signum) for signum in STOPPING_SIGNALS}
-    for signum, handler in handlers.items():
-        if callable(handler):
-            signal.signal(signum, lambda number, frame: held.append(functools.partial(handlers[number], number, None)))
-    sys.stderr.flush()
-    saved = os.dup(2)
-    try:
-        with open(os.devnull, "wb") as null:
-            os.dup2(null.fileno(), 2)
-        yield held
-    finally:
-        os.dup2(saved, 2)
-        os.close(saved)
-        for signum, handler in handlers.items():
-            signal.signal(signum, handler)
+    with stopping_signals_recorded() as held:
+        sys.stderr.flush()
+        saved = os.dup(2)
+        try:
+            with open(os.devnull, "wb") as null:
+                os.dup2(null.fileno(), 2)
+            yield held
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
 
 
 @contextlib.contextmanager

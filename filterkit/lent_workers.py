@@ -21,13 +21,12 @@ import pickle
 import signal
 import sys
 import tempfile
-import threading
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from filterkit.errors import FilterkitError
 from filterkit.option_files import GIVEN_FILES, sent_files
-from filterkit.ownership import STOPPING_SIGNALS
+from filterkit.ownership import STOPPING_SIGNALS, stopping_signals_recorded
 
 #: Whether the worker processes are forked from this one: on Linux (elsewhere a fork may not be safe, or not be
 #: there), from Python 3.10.5 (whose pool forks every worker at once: gh-90622).  A run sends its fits once it has
@@ -215,18 +214,17 @@ class WorkerPool:
             self.executor.shutdown(wait=True, cancel_futures=True)
             self.executor = None
 
-    def results(self, function: Callable, calls: Sequence[tuple], started: Sequence[int] | None = None) -> Iterator:
-        """``function(*call)`` of each of ``calls``, in their order, the calls started in the order of the positions
-        ``started`` (the longest first, so that none is left alone at the end; default: theirs); the calls not yet
-        started are dropped where the generator is closed before its end.  A worker that ends before its call
-        (killed; out of memory) is a FilterkitError saying so."""
+    def results(self, function: Callable, calls: Sequence[tuple]) -> Iterator:
+        """``function(*call)`` of each of ``calls``, in their order; the calls not yet started are dropped where the
+        generator is closed before its end.  A worker that ends before its call (killed; out of memory), or a result
+        that cannot cross to this process, is a FilterkitError saying so."""
         if not FORKED:
             yield from _joblib_results(self.jobs, function, calls)
             return
         from concurrent.futures import ProcessPoolExecutor
         from concurrent.futures.process import BrokenProcessPool
 
-        futures: list = [None] * len(calls)
+        futures: list = []
         try:
             if self.executor is None:
                 _import_fitting()  # here, once: the parent's final fit needs them too
@@ -235,8 +233,7 @@ class WorkerPool:
                     self.jobs, mp_context=context, initializer=_forked, initargs=(os.getpid(),)
                 )
             with _stopping_signals_held():
-                for position in range(len(calls)) if started is None else started:
-                    futures[position] = self.executor.submit(function, *calls[position])
+                futures = [self.executor.submit(function, *call) for call in calls]
             for future in futures:
                 yield future.result()
         except BrokenProcessPool as broken:
@@ -255,8 +252,7 @@ class WorkerPool:
             ) from None
         finally:
             for future in futures:
-                if future is not None:
-                    future.cancel()
+                future.cancel()
 
 
 @contextlib.contextmanager
@@ -265,23 +261,14 @@ def _stopping_signals_held() -> Iterator[None]:
     been.  This thread blocks them, so that a worker forked with one pending meets it with its own handling
     (:func:`_forked`); they are recorded, not raised, where another thread takes one (a reading thread does not
     block them, and Python runs the handler here): raised inside the forking, ``KeyboardInterrupt`` was lost."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    met: list[int] = []
-    handlers = {signum: signal.getsignal(signum) for signum in STOPPING_SIGNALS}
-    for signum, handler in handlers.items():
-        if callable(handler):
-            signal.signal(signum, lambda number, _: met.append(number))
-    held = signal.pthread_sigmask(signal.SIG_BLOCK, STOPPING_SIGNALS)
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, held)
-        for signum, handler in handlers.items():
-            signal.signal(signum, handler)
-        if met:
-            signal.raise_signal(met[0])
+    with stopping_signals_recorded() as met:
+        held = signal.pthread_sigmask(signal.SIG_BLOCK, STOPPING_SIGNALS)
+        try:
+            yield
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, held)
+    if met:
+        met[0]()
 
 
 def _last_line(cause: BaseException) -> str:

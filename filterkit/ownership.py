@@ -5,10 +5,15 @@ process filterkit owns."""
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import importlib.util
 import os
 import signal
 import sys
+import threading
+from collections.abc import Iterator
+from typing import Any
 
 _claimed = False
 
@@ -19,6 +24,26 @@ BLAS_THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "GOTO_NUM_THREADS", "OMP_NUM_TH
 #: The signals that stop a run of the console script, as Ctrl-C does: Ctrl-C, ``kill``, and the
 #: terminal hanging up (those this system has).
 STOPPING_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
+
+
+@contextlib.contextmanager
+def stopping_signals_recorded() -> Iterator[list]:
+    """Within the block, a stopping signal whose handler is a Python function is recorded, not met: the list
+    yielded gets that handler (its arguments bound), for the caller to call once the run can stop.  In the main
+    thread only, where Python runs handlers (elsewhere the block changes nothing)."""
+    held: list = []
+    if threading.current_thread() is not threading.main_thread():
+        yield held
+        return
+    handlers: dict[int, Any] = {signum: signal.getsignal(signum) for signum in STOPPING_SIGNALS}
+    for signum, handler in handlers.items():
+        if callable(handler):
+            signal.signal(signum, lambda number, frame: held.append(functools.partial(handlers[number], number, None)))
+    try:
+        yield held
+    finally:
+        for signum, handler in handlers.items():
+            signal.signal(signum, handler)
 
 
 def claim_process() -> None:

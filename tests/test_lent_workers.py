@@ -55,21 +55,6 @@ def test_a_piece_that_maps_pieces_of_its_own_makes_them_in_its_worker():
     assert pooled == [(1, [11, 14]), (1, [19, 26])]
 
 
-def _started_at(value: int) -> tuple:
-    """``value`` and when its call started (this worker's clock; the machine's monotonic one)."""
-    import time
-
-    return value, time.monotonic_ns()
-
-
-@pytest.mark.skipif(not lent_workers.FORKED, reason="joblib's workers start the calls in their own order")
-def test_a_pool_starts_its_calls_in_the_order_given_and_gives_their_results_in_theirs():
-    with lent_workers.WorkerPool(1) as pool:
-        found = list(pool.results(_started_at, [(value,) for value in range(5)], started=[3, 1, 4, 0, 2]))
-    assert [value for value, _ in found] == [0, 1, 2, 3, 4]
-    assert sorted(range(5), key=lambda call: found[call][1]) == [3, 1, 4, 0, 2]
-
-
 def test_a_stopping_signal_another_thread_takes_while_workers_are_forked_is_met_after_the_forking():
     """Python runs a signal's handler in the main thread whichever thread the signal reached: a reading thread's
     SIGTERM raised the console script's KeyboardInterrupt inside the forking, where it was lost."""
