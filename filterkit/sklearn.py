@@ -53,6 +53,7 @@ from filterkit.sklearn_inputs import (
     known_targets,
     label_values,
     refuse_unlabelled_values,
+    stored_once,
     table_values,
     with_targets,
     x_columns,
@@ -144,6 +145,7 @@ class FilterkitTransformer(TransformerMixin, BaseEstimator):
         columns, _ = x_columns(X, False)
         if columns is None:
             X, y = validate_data(self, X, y, **_X_CHECKS) if one_class else (validate_data(self, X, **_X_CHECKS), y)
+            X = stored_once(X)
             attributes = [Attribute(name, NUMERIC, declared_type="numeric") for name in self._input_names(X.shape[1])]
             text: dict[int, list] = {}
         else:
@@ -378,8 +380,13 @@ class FilterkitTransformer(TransformerMixin, BaseEstimator):
         """X's values and text read as the fitted attributes; ValueError where X does not fit them."""
         _, by_columns, _ = self._fitted_transform()
         columns, documents = x_columns(X, by_columns)
+        if columns is None and by_columns:  # sparse X: numbers only
+            raise ValueError(
+                f"{type(self).__name__} was fitted on columns of text or categories, which a sparse X cannot hold: "
+                "give X as fit was given it (a frame, or an array of its values)"
+            )
         if columns is None:
-            return validate_data(self, X, reset=False, **_X_CHECKS), {}
+            return stored_once(validate_data(self, X, reset=False, **_X_CHECKS)), {}
         attributes = self.input_schema_.attributes[: len(self._fitted_feature_names())]
         if not documents:  # documents have no feature names or count to check
             validate_data(self, X, reset=False, skip_check_array=True)

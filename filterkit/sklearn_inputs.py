@@ -35,14 +35,42 @@ def x_columns(X, always: bool) -> tuple[list | None, bool]:
     return None, False
 
 
+def stored_once(matrix):
+    """A sparse ``matrix`` with each entry stored once (a copy, where scipy held one twice and added the two up; the
+    adapters read its stored entries one by one); anything else as it is."""
+    if sp.issparse(matrix) and matrix.format in ("csr", "csc") and not matrix.has_canonical_format:
+        matrix = matrix.copy()
+        matrix.sum_duplicates()
+    return matrix
+
+
 def holds_text(cells: np.ndarray) -> bool:
     return any(isinstance(cell, str) for cell in cells.tolist())
 
 
 def as_targets(y):
     """y as given when it is an array, a Series or a DataFrame (a label matrix), else as an array of references
-    to its values: a list of labels made a unicode array would hold each at the longest one's width."""
-    return y if y is None or hasattr(y, "dtype") or hasattr(y, "columns") else np.asarray(y, dtype=object)
+    to its values: a list of labels made a unicode array would hold each at the longest one's width.  A class
+    column with missing values (NaN, ``pd.NA``: a frame's ``?``) is an array of references with None for each,
+    which scikit-learn's checks pass and the adapters leave out of the class counts."""
+    if y is None or hasattr(y, "columns") or sp.issparse(y):
+        return y
+    y = y if hasattr(y, "dtype") else np.asarray(y, dtype=object)
+    if len(getattr(y, "shape", ())) != 1:
+        return y
+    if hasattr(y, "isna"):  # a Series, of any dtype (nullable integers hold pd.NA)
+        missing = np.asarray(y.isna(), dtype=bool)
+    elif y.dtype.kind == "f":
+        missing = np.isnan(y)
+    elif y.dtype.kind == "O":
+        missing = np.array([is_missing(cell) for cell in y.tolist()], dtype=bool)
+    else:
+        return y
+    if not missing.any():
+        return y
+    cells = np.asarray(y, dtype=object).copy()
+    cells[missing] = None
+    return cells
 
 
 def known_targets(y) -> np.ndarray:
@@ -132,7 +160,7 @@ def label_values(Y, where: str):
     if sp.issparse(Y):
         if Y.dtype.kind not in "biuf":
             raise ValueError(f"{where}: Y holds {Y.dtype}, not numbers: a label matrix holds 0 and 1")
-        return sp.csr_matrix(Y, dtype=np.float64)
+        return stored_once(sp.csr_matrix(Y, dtype=np.float64))
     array = np.asarray(Y)
     if array.dtype.kind in "biuf":
         return np.asarray(array, dtype=np.float64)

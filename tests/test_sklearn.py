@@ -531,3 +531,57 @@ def test_load_arff_gives_the_text_of_a_string_class(tmp_path):
     path.write_text("@relation s\n@attribute x numeric\n@attribute c string\n@data\n1,'one'\n3,?\n")
     X, y, _ = adapters.load_arff(path)
     assert y.tolist() == ["one", None] and X.tolist() == [[1.0], [3.0]]
+
+
+def test_a_sparse_entry_stored_twice_is_read_as_scipy_adds_it_and_the_callers_matrix_is_left_alone():
+    """scipy adds up the entries a CSR matrix stores twice; the adapters read the stored entries one by one, so
+    [[1 + 2, 4]] was normalized as [1, 2, 4] (0.65, 0.87), and a presence could be 2."""
+    twice = sp.csr_matrix((np.array([1.0, 2.0, 4.0, 1.0]), np.array([0, 0, 1, 1]), np.array([0, 3, 4])), shape=(2, 2))
+    once = sp.csr_matrix(twice.toarray())
+    for make in (L2Normalizer, PresenceBinarizer, MinMaxNormalizer):
+        assert np.array_equal(make().fit_transform(twice).toarray(), make().fit_transform(once).toarray())
+    assert np.array_equal(L2Normalizer().fit(once).transform(twice).toarray(), [[0.6, 0.8], [0.0, 1.0]])
+    classes = np.array(["a", "b"])
+    assert np.array_equal(
+        adapters.BnsScorer().fit(twice, classes).transform(twice).toarray(),
+        adapters.BnsScorer().fit(once, classes).transform(once).toarray(),
+    )
+    assert twice.data.tolist() == [1.0, 2.0, 4.0, 1.0] and not twice.has_canonical_format
+
+
+def test_a_label_entry_stored_twice_is_its_sum_and_refused_as_a_two():
+    features = sp.csr_matrix(np.eye(4))
+    labels = sp.csr_matrix((np.array([1.0, 1.0, 1.0]), np.array([0, 0, 1]), np.array([0, 2, 3, 3, 3])), shape=(4, 2))
+    with pytest.raises(ValueError, match="Y holds 2 in row 0 for the label '0'"):
+        adapters.BnsScorer().fit(features, labels)
+
+
+def test_a_frames_missing_class_is_left_out_as_the_arrays_is(tmp_path):
+    """A frame's class column holds NaN where the file has ``?`` (a nullable column pd.NA): scikit-learn's check
+    refused it ("Input contains NaN"), where the array form leaves the row out of the class counts."""
+    pd = pytest.importorskip("pandas")
+    path = tmp_path / "missing.arff"
+    rows = ["1,0,pos", "0,1,neg", "3,0,?", "0,2,neg", "2,1,pos", "0,1,neg"]
+    path.write_text("@relation m\n@attribute a numeric\n@attribute b numeric\n@attribute c {pos,neg}\n@data\n")
+    path.write_text(path.read_text() + "\n".join(rows) + "\n")
+    frame, target, _ = adapters.load_arff(path, as_frame=True)
+    values, classes, _ = adapters.load_arff(path)
+    expected = adapters.BnsScorer().fit(values, classes).transform(values)
+    assert target.isna().tolist() == [False, False, True, False, False, False]
+    assert np.array_equal(adapters.BnsScorer().fit(frame, target).transform(frame), expected)
+    nullable = pd.Series(pd.array([1, 0, pd.NA, 0, 1, 0], dtype="Int64"))
+    numbers = np.array([1, 0, None, 0, 1, 0], dtype=object)
+    assert np.array_equal(
+        adapters.BnsScorer().fit(values, nullable).transform(values),
+        adapters.BnsScorer().fit(values, numbers).transform(values),
+    )
+
+
+def test_a_sparse_x_is_refused_where_fit_was_given_categories():
+    """A sparse X holds numbers only: given where fit read a column of categories, any number was taken as its
+    code, silently."""
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame({"c": pd.Categorical(["u", "v", "w", "u"] * 5), "n": np.arange(20, dtype=float)})
+    shaper = adapters.Shaper().fit(frame, np.where(frame["c"] == "u", "a", "b"))
+    with pytest.raises(ValueError, match="Shaper was fitted on columns of text or categories, which a sparse X"):
+        shaper.transform(sp.csr_matrix([[7.0, 1.0]]))
