@@ -208,9 +208,10 @@ class FilterkitTransformer(TransformerMixin, BaseEstimator):
             )
         given = getattr(self, "label_names", None)
         names = [str(name) for name in given] if given is not None else frame_names
+        named_by = "label_names gives" if given is not None else "the first fit had" if not names and unnamed else ""
         names = names or list(unnamed) or [str(j) for j in range(values.shape[1])]
-        if len(names) != values.shape[1]:
-            raise ValueError(f"{where}: label_names gives {len(names)} names for the {values.shape[1]} columns of Y")
+        if len(names) != values.shape[1] and named_by:
+            raise ValueError(f"{where}: Y has {values.shape[1]} columns where {named_by} {len(names)}")
         repeated = sorted(name for name in set(names) if names.count(name) > 1)
         clash = sorted(set(names) & set(feature_names))
         if "" in names or repeated or clash:
@@ -288,7 +289,7 @@ class FilterkitTransformer(TransformerMixin, BaseEstimator):
             raise ValueError(f"{type(self).__name__} was fitted with y: partial_fit needs y too")
         y = column_or_1d(as_targets(y), warn=True)
         present = [not is_missing(value) for value in y]
-        text = [str(value) for value, known in zip(y, present) if known]
+        text = [str(value) for value in known_targets(y)]  # spelled as the fit spells them (_class_labels)
         unseen = sorted(set(text) - set(self.class_labels_))
         if unseen:
             raise ValueError(

@@ -31,7 +31,7 @@ def x_columns(X, always: bool) -> tuple[list | None, bool]:
     if array.ndim == 1 and holds_text(array):
         return [array], True
     if always or (array.dtype == object and array.ndim == 2 and any(holds_text(c) for c in array.T)):
-        return list(array.reshape(len(array), -1).T), array.ndim == 1
+        return list((array[:, None] if array.ndim == 1 else array.reshape(len(array), -1)).T), array.ndim == 1
     return None, False
 
 

@@ -229,16 +229,25 @@ class TrainedModel:
         if hasattr(documents, "to_dict") and hasattr(documents, "columns"):
             documents = documents.to_dict("records")
         rows = list(documents)
-        if rows and all(isinstance(row, str) for row in rows):
+        if rows and isinstance(rows[0], str):
+            other = next((number for number, row in enumerate(rows, 1) if not isinstance(row, str)), None)
+            if other is not None:
+                raise TypeError(
+                    f"row {other} is {type(rows[other - 1]).__name__}, not a document (a string) as row 1 is: "
+                    "give every row as a document, or every row as a mapping of attribute names to values"
+                )
             if len(self._text) != 1:
                 held = f"{len(self._text)} text attributes" if self._text else "no text attribute"
                 raise FilterkitError(
                     f"the model's input has {held}: give rows as mappings of attribute names to values"
                 )
             rows = [{self._text[0]: row} for row in rows]
-        for row in rows:
+        for number, row in enumerate(rows, 1):
             if not isinstance(row, Mapping):
-                raise TypeError(f"a row is a mapping of attribute names to values, not {type(row).__name__}")
+                raise TypeError(
+                    f"row {number} is {type(row).__name__}: a row is a mapping of attribute names to values "
+                    "(or, where every row is one, a document)"
+                )
             unknown = [name for name in row if name not in self._input_attributes]
             if unknown:
                 raise FilterkitError(f"{shown(str(unknown[0]))} is not an attribute of the training data")

@@ -585,3 +585,13 @@ def test_a_sparse_x_is_refused_where_fit_was_given_categories():
     shaper = adapters.Shaper().fit(frame, np.where(frame["c"] == "u", "a", "b"))
     with pytest.raises(ValueError, match="Shaper was fitted on columns of text or categories, which a sparse X"):
         shaper.transform(sp.csr_matrix([[7.0, 1.0]]))
+
+
+def test_partial_fit_spells_a_class_label_as_fit_spells_it():
+    """fit reads y's labels as numpy infers their type (``[1, 2.0]``: floats, '1.0' and '2.0'); partial_fit read
+    each as given ('1'), so the same y was refused as holding a label the first fit lacked."""
+    features = np.random.default_rng(0).poisson(1, (6, 3)).astype(float)
+    classes = np.array([1, 2.0, 1, 2.0, 1, None], dtype=object)
+    twice = adapters.BnsScorer().fit(features[:3], classes[:3]).partial_fit(features[3:], classes[3:])
+    assert twice.class_labels_ == ("1.0", "2.0")
+    assert np.array_equal(twice.transform(features), adapters.BnsScorer().fit(features, classes).transform(features))

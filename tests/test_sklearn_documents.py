@@ -230,3 +230,11 @@ def test_word_vector_fit_transform_cuts_the_documents_once_into_fit_then_transfo
     shaped = Shaper().fit_transform(counts, y)
     assert isinstance(shaped, sp.csr_array)
     assert (shaped != Shaper().fit(counts, y).transform(counts)).nnz == 0 and shaped.nnz > 0
+
+
+def test_no_documents_transform_to_no_rows_as_count_vectorizer_s_do():
+    """An empty list of documents had failed in numpy ("cannot reshape array of size 0")."""
+    words = WordVector().fit(["wheat corn", "corn rice"])
+    for empty in ([], np.array([], dtype=object)):
+        rows = words.transform(empty)
+        assert sp.issparse(rows) and rows.shape == (0, 3)

@@ -202,7 +202,7 @@ def test_a_label_matrix_that_does_not_fit_is_a_value_error_saying_why(Y, message
 @pytest.mark.parametrize(
     "adapter, message",
     [
-        (BnsScorer(label_names=["a"]), r"label_names gives 1 names for the 2 columns of Y"),
+        (BnsScorer(label_names=["a"]), r"Y has 2 columns where label_names gives 1$"),
         (BnsScorer(label_names=["a", "a"]), r"the label name 'a' names two labels"),
         (BnsScorer(label_names=["x1", "b"]), r"the label name 'x1' names a column of X too"),
         (BnsScorer(positive="1"), r"positive='1' names a class of a one-column y"),
@@ -299,3 +299,11 @@ def test_partial_fit_takes_an_unnamed_y_as_the_labels_of_the_first_fit(counts):
     fitted = BnsScorer(label="corn").fit(X[:100], named).partial_fit(X[100:], Y[100:])
     assert fitted.label_names_ == ("grain", "corn")
     assert np.array_equal(fitted.scores_, BnsScorer(label="1").fit(X, Y).scores_)
+
+
+def test_partial_fit_with_fewer_label_columns_says_the_first_fit_had_more(counts):
+    """The error blamed label_names, which nobody had given."""
+    X, Y, _ = load(counts)
+    fitted = BnsScorer().fit(X[:100], Y[:100])
+    with pytest.raises(ValueError, match=r"^BnsScorer: Y has 1 columns where the first fit had 2$"):
+        fitted.partial_fit(X[100:], Y[100:, :1])

@@ -214,6 +214,10 @@ def test_the_python_api_refuses_what_it_cannot_read(run_filterkit, tmp_path):
     )
     with pytest.raises(TypeError, match="not one"):
         model.predict("one document")
+    with pytest.raises(TypeError, match=r"^row 3 is NoneType, not a document \(a string\) as row 1 is"):
+        model.predict(["wheat", "corn", None])  # the error named the first, valid, document
+    with pytest.raises(TypeError, match=r"^row 2 is str: a row is a mapping of attribute names to values"):
+        model.predict([{"Text": "wheat"}, "corn"])
     with pytest.raises(FilterkitError, match="'title' is not an attribute of the training data"):
         model.predict([{"title": "x"}])
     with pytest.raises(FilterkitError, match=r"'class-att': '7' is not one of its training labels \(\{0,1\}\)"):
