@@ -460,3 +460,30 @@ def test_a_chain_that_learns_reads_an_svmlight_file_once_after_its_scan(run_filt
     monkeypatch.setattr(SvmlightFormat, "chunks", counted)
     assert _ok(run_filterkit, path, "shape", "bns", "l2").stdout == expected
     assert len(passes) == 1
+
+
+@pytest.mark.parametrize(
+    "name, data",
+    [
+        ("big.csv", b"t,c\nhello world,9007199254740993\nfoo bar,9007199254740992\nbaz qux,1\n"),
+        (
+            "big.jsonl",
+            b'{"t":"hello world","c":9007199254740993}\n{"t":"foo bar","c":9007199254740992}\n{"t":"baz qux","c":1}\n',
+        ),
+    ],
+)
+def test_a_class_of_whole_numbers_past_two_to_the_53_is_refused_and_read_as_written_with_nominal(
+    run_filterkit, tmp_path, name, data
+):
+    """Two labels a double cannot tell apart (2**53 + 1 and 2**53) had become one, 9007199254740992.0, silently;
+    svmlight's reader refuses such labels too."""
+    path = tmp_path / name
+    path.write_bytes(data)
+    refused = run_filterkit(path)
+    assert refused.status == 1 and refused.stdout == b""
+    assert refused.stderr == (
+        f"filterkit: error: {path}: the class 'c' holds '9007199254740993', a whole number past 2**53 that a double "
+        "does not hold exactly (two such labels could become one): --nominal 'c' reads its labels as written\n"
+    )
+    schema, _ = read_arff(io.BytesIO(_ok(run_filterkit, "--nominal", "c", path).stdout))
+    assert schema.attributes[-1].labels == ("9007199254740993", "9007199254740992", "1")

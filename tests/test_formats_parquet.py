@@ -358,3 +358,14 @@ def test_the_columns_are_named_checked_and_read_in_time_linear_in_their_number(t
     assert _read_parquet(path) == 20
     # four schemas and five comparisons a name here; a schema for each column: width, a scan of the names: width² / 2
     assert len(made) <= 8 and ComparedName.made <= 10 * width, (len(made), ComparedName.made)
+
+
+@needs_pyarrow
+def test_an_int64_class_past_two_to_the_53_is_refused_as_in_csv(tmp_path):
+    """int64 labels 2**53 + 1 and 2**53 had become one label, 9007199254740992.0."""
+    import pyarrow as pa
+
+    columns = {"t": ["hello world", "foo bar", "baz qux"], "c": pa.array([2**53 + 1, 2**53, 1], type=pa.int64())}
+    parquet = _write(tmp_path / "big.parquet", columns)
+    result = run_filterkit(parquet)
+    assert result.status == 1 and "the class 'c' holds '9007199254740993', a whole number past 2**53" in result.stderr

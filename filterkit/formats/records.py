@@ -236,6 +236,7 @@ class ColumnTyping:
                 attributes.append(Attribute(column_name, STRING))
             elif seen.numeric and position not in nominal:  # the class of whole numbers in a file of documents
                 assert seen.labels is not None
+                self._refuse_inexact_labels(position, seen.labels)
                 numbers = sorted({float(number) for number in seen.labels.values() if number is not None})
                 attributes.append(Attribute(column_name, NOMINAL, labels=tuple(_whole(number) for number in numbers)))
             elif seen.too_many:
@@ -245,6 +246,18 @@ class ColumnTyping:
                 attributes.append(Attribute(column_name, NOMINAL, labels=tuple(seen.labels)))
         self._announce(kinds, text, nominal)
         return tuple(attributes)
+
+    def _refuse_inexact_labels(self, column: int, labels: dict) -> None:
+        """ArffError for a class of whole numbers holding one a double cannot hold exactly (2**53 or more): two such
+        labels could become one (9007199254740993 and 9007199254740992), as svmlight's labels are refused."""
+        past = next((text for text, number in labels.items() if number is not None and abs(number) >= 2**53), None)
+        if past is not None:
+            column_name = shown(self.names[column])
+            raise ArffError(
+                f"the class {column_name} holds {shown(past)}, a whole number past 2**53 that a double does not hold "
+                f"exactly (two such labels could become one): --nominal {column_name} reads its labels as written",
+                self.name,
+            )
 
     def _announce(self, kinds: list[str], given_text: set[int], given_nominal: set[int]) -> None:
         """One stderr line naming the columns a rule typed as text, or as a nominal class of numbers."""
