@@ -224,7 +224,7 @@ class WorkerPool:
         from concurrent.futures import ProcessPoolExecutor
         from concurrent.futures.process import BrokenProcessPool
 
-        futures: list = []
+        futures = []
         try:
             if self.executor is None:
                 _import_fitting()  # here, once: the parent's final fit needs them too
@@ -235,7 +235,7 @@ class WorkerPool:
             with _stopping_signals_held():
                 futures = [self.executor.submit(function, *call) for call in calls]
             for future in futures:
-                yield future.result()
+                yield _sent_back(future)
         except BrokenProcessPool as broken:
             if broken.__cause__ is not None:  # a result that reached this process and could not be read
                 raise FilterkitError(
@@ -245,14 +245,25 @@ class WorkerPool:
             raise FilterkitError(
                 "a worker process ended before its work did (killed, or out of memory?): give fewer --jobs"
             ) from None
-        except Exception as error:  # the calls' own errors are values: this one is the result's pickling
-            raise FilterkitError(
-                f"a worker process's result could not be sent here ({type(error).__name__}: {error}): "
-                "a plugin's value that pickle cannot take? give --jobs 1"
-            ) from None
         finally:
             for future in futures:
                 future.cancel()
+
+
+def _sent_back(future):
+    """The result of a pool's call: the calls' own errors are values (:func:`portable`), so an error here, but for a
+    broken pool, is the result's pickling in the worker, a FilterkitError saying so."""
+    from concurrent.futures.process import BrokenProcessPool
+
+    try:
+        return future.result()
+    except BrokenProcessPool:
+        raise
+    except Exception as error:
+        raise FilterkitError(
+            f"a worker process's result could not be sent here ({type(error).__name__}: {error}): "
+            "a plugin's value that pickle cannot take? give --jobs 1"
+        ) from None
 
 
 @contextlib.contextmanager
