@@ -51,7 +51,7 @@ from filterkit.schema import NOMINAL, Chunk, Schema, check_positive, take_rows
 from filterkit.sources import MemorySource, kept_for_rows
 from filterkit.stage import feature_positions, task_choices
 from filterkit.tasks import CHAIN_WARNINGS, LABEL_SET, ChainSpec, Fits, Settings, Task, fold_of_row, read_rows, task_of
-from filterkit.thresholds import cut_label_set
+from filterkit.thresholds import cut_label_set, refuse_scope_outside
 
 #: The task name of a ``--multiclass`` evaluation (every class at once).
 MULTICLASS_TASK = "(all classes)"
@@ -288,6 +288,8 @@ def _tasks(labels, counts: np.ndarray, settings: Settings, name: str, cross_vali
         if settings.multiclass
         else choose_tasks(labels, counts, settings.positive, settings.each_class, settings.min_positives)
     )
+    if not settings.multiclass:
+        refuse_scope_outside(settings.classifier_params, labels, tasks, name)
     largest = int(np.argmax(counts))
     if cross_validated and settings.folds > counts[largest]:
         raise FilterkitError(

@@ -259,6 +259,20 @@ def cut_label_set(
             classifier.cut_at(cut)
 
 
+def refuse_scope_outside(params: dict | None, labels, tasks: list[str], name: str | None) -> None:
+    """FilterkitError where the svm's ``--svm-threshold`` objective is scoped to a class of ``labels`` that none of
+    the run's binary ``tasks`` is (``--positive`` another, ``--each-class`` leaving it out): its cut, made for its
+    task alone, would be made for none, silently."""
+    rule = (params or {}).get("threshold")
+    scope = objective_scope(rule) if isinstance(rule, str) else None
+    if scope is not None and scope in labels and scope not in tasks:
+        raise FilterkitError(
+            f"--svm-threshold {rule}: class '{scope}' is none of this run's tasks ({', '.join(tasks)}), so its "
+            "cut would be made for nothing",
+            name,
+        )
+
+
 def _scoped_cuts(rule: str, kept: list, truth: np.ndarray, labels: list[str], names: list[str]) -> list:
     """The cuts of the scoped objective ``rule`` (``NAME=VALUE:LABEL``): LABEL's by :func:`objective_cut` on its
     ``kept`` out-of-fold scores, None for every other label of ``labels`` (and for LABEL without scores); a

@@ -36,7 +36,7 @@ from filterkit.schema import STRING, Schema
 from filterkit.sources import MemorySource
 from filterkit.stage import task_choices
 from filterkit.tasks import LABEL_SET, Task, task_of
-from filterkit.thresholds import cut_label_set
+from filterkit.thresholds import cut_label_set, refuse_scope_outside
 from filterkit.trained import LabelSetModel, TrainedModel
 
 #: Folds of the cross-validation that scores each candidate chain on the training file.
@@ -299,6 +299,8 @@ def trained_task(dataset: Dataset, settings: Settings, name: str) -> str:
     if task != MULTICLASS_TASK and counts[dataset.labels.index(task)] in (0, counts.sum()):
         held = "no row" if counts[dataset.labels.index(task)] == 0 else "only rows"
         raise FilterkitError(f"the training file has {held} of class '{task}': nothing to tell it from", name)
+    if task != MULTICLASS_TASK:
+        refuse_scope_outside(settings.classifier_params, dataset.labels, [task], name)
     return task
 
 

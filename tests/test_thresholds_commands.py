@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 REUTERS = Path(__file__).parent / "data" / "multilabel" / "reuters-grain-corn.arff"
+IRIS = Path(__file__).parent / "data" / "real" / "iris.arff"
 SYNTHETIC = Path(__file__).parent / "data" / "multilabel" / "three-labels-synthetic.arff"
 CHAIN = ("words", "--counts", "--lowercase", "l2")
 FAST = ("--folds", "3", "--svm-c-values", "0.1,1,10", "--svm-inner-folds", "3")
@@ -81,5 +82,21 @@ def test_an_objective_for_a_label_the_data_lacks_is_one_line(run_filterkit, tmp_
     assert result.stderr == (
         "filterkit: error: svm: --svm-threshold precision@recall=0.99:wheat: 'wheat' is not a label of the data "
         "(grain, corn)\n"
+    )
+    assert not (tmp_path / "model.json").exists()
+
+
+@pytest.mark.parametrize("command", [("evaluate", "--folds", "3"), ("train", "-o", "model.json")])
+def test_an_objective_scoped_to_a_class_no_task_is_refused_not_ignored(run_filterkit, tmp_path, command):
+    """``--positive Iris-versicolor`` with an objective scoped to Iris-virginica cut nothing, and the run was
+    ``--svm-threshold f1``'s, byte for byte, with nothing said."""
+    options = ("--positive", "Iris-versicolor", "--svm-c-values", "0.1,1")
+    scoped = ("--svm-threshold", "precision@recall=0.9:Iris-virginica")
+    with_output = tuple(str(tmp_path / part) if part.endswith(".json") else part for part in command)
+    result = run_filterkit(*with_output, *options, *scoped, IRIS, "minmax")
+    assert result.status == 1
+    assert result.stderr.endswith(
+        "--svm-threshold precision@recall=0.9:Iris-virginica: class 'Iris-virginica' is none of this run's tasks "
+        "(Iris-versicolor), so its cut would be made for nothing\n"
     )
     assert not (tmp_path / "model.json").exists()
