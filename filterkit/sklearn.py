@@ -206,12 +206,7 @@ class FilterkitTransformer(TransformerMixin, BaseEstimator):
                 f"{where}: positive={self.positive!r} names a class of a one-column y; in a label matrix Y each "
                 "label's 1 is its positive class (label= learns from one label)"
             )
-        given = getattr(self, "label_names", None)
-        names = [str(name) for name in given] if given is not None else frame_names
-        named_by = "label_names gives" if given is not None else "the first fit had" if not names and unnamed else ""
-        names = names or list(unnamed) or [str(j) for j in range(values.shape[1])]
-        if len(names) != values.shape[1] and named_by:
-            raise ValueError(f"{where}: Y has {values.shape[1]} columns where {named_by} {len(names)}")
+        names = self._label_names(frame_names, unnamed, values.shape[1])
         repeated = sorted(name for name in set(names) if names.count(name) > 1)
         clash = sorted(set(names) & set(feature_names))
         if "" in names or repeated or clash:
@@ -220,6 +215,18 @@ class FilterkitTransformer(TransformerMixin, BaseEstimator):
             raise ValueError(f"{where}: the label name {shown} {why}: give label_names=[...] with distinct new names")
         refuse_unlabelled_values(values, names, where)
         return tuple(names), values
+
+    def _label_names(self, frame_names: list[str] | None, unnamed: tuple[str, ...], columns: int) -> list[str]:
+        """The names of a label matrix's ``columns``: ``label_names``, else a DataFrame's columns, else ``unnamed``
+        (the first fit's) or ``0`` …; ValueError where those given, or the first fit's, are not as many."""
+        given = getattr(self, "label_names", None)
+        if given is not None:
+            names, named_by = [str(name) for name in given], "label_names gives"
+        else:
+            names, named_by = frame_names or list(unnamed), "" if frame_names else "the first fit had"
+        if names and len(names) != columns:
+            raise ValueError(f"{type(self).__name__}: Y has {columns} columns where {named_by} {len(names)}")
+        return names or [str(j) for j in range(columns)]
 
     def _takes_more_rows(self) -> bool:
         """False once fitted where the stage learns but could not keep its statistics (``auto``, ``select``

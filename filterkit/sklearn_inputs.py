@@ -31,8 +31,13 @@ def x_columns(X, always: bool) -> tuple[list | None, bool]:
     if array.ndim == 1 and holds_text(array):
         return [array], True
     if always or (array.dtype == object and array.ndim == 2 and any(holds_text(c) for c in array.T)):
-        return list((array[:, None] if array.ndim == 1 else array.reshape(len(array), -1)).T), array.ndim == 1
+        return list(_as_matrix(array).T), array.ndim == 1
     return None, False
+
+
+def _as_matrix(array: np.ndarray) -> np.ndarray:
+    """A 1-D array as one column (an empty one too), else each row's values flattened into columns."""
+    return array[:, None] if array.ndim == 1 else array.reshape(len(array), -1)
 
 
 def stored_once(matrix):
