@@ -58,7 +58,8 @@ def test_train_ratios(settings: dict) -> dict[float, float]:
     is taken as f · its training rows (the sample is ⌈f · n_c⌉ rows per class, a
     few rows more).
     """
-    sizes = np.bincount(np.asarray(settings["fold_of_row"], dtype=np.int64), minlength=settings["folds"])
+    folds = [fold for fold in settings["fold_of_row"] if fold is not None]  # None: a row left out
+    sizes = np.bincount(np.asarray(folds, dtype=np.int64), minlength=settings["folds"])
     rows = sizes.sum()
     return {
         float(fraction): float(np.mean(sizes / (fraction * (rows - sizes)))) for fraction in settings["train_fractions"]

@@ -196,7 +196,8 @@ def class_fits(class_task: Task, inputs: tuple, chains: list[ChainSpec], setting
         **({} if test is None else {"test": test_name, "test_rows": int(in_test.sum())}),
         **({} if test is None else {"test_class_counts": dict(zip(labels, test_counts.tolist()))}),
     }
-    fold_of = None if test is not None else fold_of_row([rows for _, rows, _ in draws[: settings.folds]], len(known))
+    first_folds = [rows for _, rows, _ in draws[: settings.folds]]
+    fold_of = None if test is not None else fold_of_row(first_folds, known, len(codes))
     settings_json = settings_document(settings, int(np.sum(~in_test)), len(codes) - len(known), fold_of, extra)
     rows = known[in_test] - training_rows + 1
 
@@ -706,7 +707,7 @@ def _paired(
 
 
 def settings_document(
-    settings: Settings, rows_used: int, left_out: int, fold_of_row: np.ndarray | None, extra: dict
+    settings: Settings, rows_used: int, left_out: int, fold_of_row: list[int | None] | None, extra: dict
 ) -> dict:
     """The ``settings`` of the JSON document: the protocol, the (training) rows used, each row's fold
     (None: scored on a test file, no folds) and ``extra``; with several repeats each repeat's fold seed."""
@@ -719,7 +720,7 @@ def settings_document(
         **({"multiclass": True} if settings.multiclass else {}),
         "rows": rows_used,
         "rows_with_missing_class_left_out": left_out,
-        **({"fold_of_row": fold_of_row.tolist()} if fold_of_row is not None else {}),
+        **({"fold_of_row": fold_of_row} if fold_of_row is not None else {}),
         **extra,
     }
     if settings.repeats > 1:

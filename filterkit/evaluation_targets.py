@@ -79,7 +79,7 @@ def target_fits(task: Task, inputs: tuple, chains: list[ChainSpec], settings: Se
             if test is None
             else [(np.flatnonzero(~in_test), np.flatnonzero(in_test))]
         )
-    fold_of = fold_of_row([rows for _, rows in draws], len(known)) if test is None else None
+    fold_of = fold_of_row([rows for _, rows in draws], known, data.n_rows) if test is None else None
     inputs_json = {
         "input": name,
         **({"test": test_name} if test is not None else {}),
@@ -395,7 +395,7 @@ def _settings_document(settings: Settings, dataset: LabelledData, in_test, left_
         "labels": list(dataset.labels),
         "label_counts": dict(zip(dataset.labels, training.sum(axis=0).tolist())),
         "cardinality": float(training.sum(axis=1).mean()) if len(training) else 0.0,
-        **({"fold_of_row": fold_of_row.tolist()} if fold_of_row is not None else {}),
+        **({"fold_of_row": fold_of_row} if fold_of_row is not None else {}),
         **inputs,
     }
     if in_test.any():

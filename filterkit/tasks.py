@@ -192,9 +192,12 @@ def iterative_stratification(truth: np.ndarray, folds: int, seed: int) -> np.nda
     return fold_of_row
 
 
-def fold_of_row(test_rows: list[np.ndarray], rows: int) -> np.ndarray:
-    """Each of ``rows`` rows' fold: the position in ``test_rows`` (each fold's test rows) of the one testing it."""
-    fold_of = np.zeros(rows, dtype=np.int64)
+def fold_of_row(test_rows: list[np.ndarray], kept: np.ndarray, rows: int) -> list[int | None]:
+    """Each of the file's ``rows`` rows' fold, so that entry n is the file's data row n + 1: the position in
+    ``test_rows`` (each fold's test rows, positions among the ``kept`` rows) of the one testing it; None for a
+    row left out (not among ``kept``, the file positions of the rows with a known class or label set)."""
+    fold_of: list[int | None] = [None] * rows
     for fold, tested in enumerate(test_rows):
-        fold_of[tested] = fold
+        for position in kept[tested].tolist():
+            fold_of[position] = fold
     return fold_of

@@ -4,8 +4,10 @@ same probabilities, each with the words that pull it toward the suggested class.
 
 from __future__ import annotations
 
+import collections
 import csv
 import io
+import json
 
 import numpy as np
 import pytest
@@ -166,6 +168,26 @@ def test_the_csv_names_the_input_row_its_labels_and_the_word_pulling_it(tmp_path
     assert [entry["rank"] for entry in table] == [str(n) for n in range(1, len(table) + 1)]
     confidences = [float(entry["self_confidence"]) for entry in table]
     assert confidences == sorted(confidences)
+
+
+@pytest.mark.parametrize("task", [["--multiclass"], ["--positive", "a"]])
+def test_fold_of_row_is_indexed_by_the_file_s_rows_as_the_csv_s_row_is(tmp_path, run_filterkit, task):
+    """Entry n of ``settings.fold_of_row`` is the file's data row n + 1 (the CSV's ``row`` n + 1), None for row
+    2, whose class is missing: each fold then tests 4 rows of a, 4 of c and 4 or 5 of b."""
+    issues, path = tmp_path / "issues.csv", mislabelled_file(tmp_path)
+    argv = ["evaluate", "-q", "--json", "--folds", "3", *task, "--label-issues", issues, path, "l2"]
+    result = run_filterkit(*argv)
+    assert result.status == 0, result.stderr
+    fold_of_row = json.loads(result.stdout)["settings"]["fold_of_row"]
+    given = [line.rsplit(",", 1)[1] for line in path.read_text(encoding="utf-8").splitlines()[6:]]
+    assert len(fold_of_row) == len(given) == 38 and fold_of_row[1] is None
+    per_fold = {
+        label: sorted(collections.Counter(f for f, g in zip(fold_of_row, given) if g == label).values())
+        for label in "abc"
+    }
+    assert per_fold == {"a": [4, 4, 4], "b": [4, 4, 5], "c": [4, 4, 4]}
+    flagged = int(list(csv.DictReader(io.StringIO(issues.read_text(encoding="utf-8"))))[0]["row"])
+    assert given[flagged - 1] == "b" and fold_of_row[flagged - 1] in (0, 1, 2)
 
 
 @pytest.mark.parametrize(

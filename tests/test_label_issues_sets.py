@@ -5,8 +5,10 @@ the label's suggested value."""
 
 from __future__ import annotations
 
+import collections
 import csv
 import io
+import json
 from pathlib import Path
 
 import numpy as np
@@ -219,6 +221,16 @@ def test_the_csv_names_the_input_row_its_label_sets_and_the_words_pulling_each_l
     assert ranks == sorted(ranks)
     qualities = [float(line["quality"]) for line in table]
     assert qualities == sorted(qualities)
+
+
+def test_label_sets_fold_of_row_is_indexed_by_the_file_s_rows(tmp_path, run_filterkit):
+    """Entry n of ``settings.fold_of_row`` is the file's data row n + 1, None for row 4, whose labels are unknown;
+    the CSV's row 46 is the last entry."""
+    result = run_filterkit("evaluate", "-q", "--json", "--folds", "3", mislabelled_sets(tmp_path), "l2")
+    assert result.status == 0, result.stderr
+    fold_of_row = json.loads(result.stdout)["settings"]["fold_of_row"]
+    assert len(fold_of_row) == 46 and fold_of_row[3] is None
+    assert sorted(collections.Counter(fold for fold in fold_of_row if fold is not None).values()) == [15, 15, 15]
 
 
 def test_label_sets_need_each_label_s_probabilities(tmp_path, run_filterkit):
