@@ -108,6 +108,15 @@ def test_learning_curve_runs_every_fraction_on_the_same_test_folds(run_filterkit
     assert len(small) == 3 and all(len(r["per_fold"]["auc"]) == 3 for r in small)
 
 
+@pytest.mark.parametrize("task", [("--positive", "Iris-setosa"), (), ("--test", IRIS)])
+def test_min_positives_without_each_class_is_a_usage_error_not_ignored(run_filterkit, task):
+    """--min-positives picks --each-class's classes; alone (or on label sets, which refuse --each-class) it
+    changed nothing, silently."""
+    result = run_filterkit("evaluate", "-q", "--min-positives", "5", *task, IRIS, "l2")
+    assert result.status == 2 and result.stdout == b""
+    assert "--min-positives chooses the classes that --each-class evaluates" in result.stderr
+
+
 def test_tasks_follow_the_papers_rules():
     labels = ("a", "b", "c")
     assert choose_tasks(labels, np.array([60, 50, 49]), None, True, 50) == ["a", "b"]

@@ -482,6 +482,11 @@ def _check_combinations(ctx, registry) -> None:
         binary_only = ("positive", "each_class", "min_positives", "per_task", "plot", "report_path")
         why = "it evaluates one task of all classes (its table always shows each class; use --json for everything)"
         _refuse(given, "--multiclass", binary_only, why)
+    elif "min_positives" in given and not params["each_class"]:
+        raise click.UsageError(
+            "--min-positives chooses the classes that --each-class evaluates, and has no use without it (multi-label "
+            "data evaluates every label): give --each-class, or leave it out"
+        )
     check_engine_options(ctx)
     if params["test_path"] is not None:
         _refuse(
