@@ -80,6 +80,17 @@ def test_minus_zero_in_a_column_of_labels_is_the_label_minus_zero_as_csv_reads_i
     assert headers[0] == headers[1] == b"@attribute a {-0,x,0}"
 
 
+def test_a_label_is_its_value_as_written_whatever_its_json_type(run_filterkit, tmp_path):
+    """docs/documents.md: the number 1 and the string "1" are one label, 1 and 1.0 two, as CSV reads them."""
+    (tmp_path / "in.jsonl").write_text('{"a":1}\n{"a":"1"}\n{"a":1.0}\n{"a":"x"}\n')
+    (tmp_path / "in.csv").write_text("a\n1\n1\n1.0\nx\n")
+    outputs = [run_filterkit(tmp_path / name) for name in ("in.jsonl", "in.csv")]
+    assert [result.status for result in outputs] == [0, 0]
+    for result in outputs:
+        header, rows = result.stdout.split(b"\n\n@data\n")
+        assert header.rsplit(b"\n", 1)[1] == b"@attribute a {1,1.0,x}" and rows == b"1\n1\n1.0\nx\n"
+
+
 def test_a_group_s_lines_are_read_as_each_line_alone_reads():
     """The group's lines read in place by the decoder's scanner (``_objects_line_by_line``) against each line
     decoded alone, on 4,000 seeded groups of pieces where they could part: objects split over lines, two
