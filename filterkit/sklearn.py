@@ -48,6 +48,7 @@ from filterkit.schema import (
 from filterkit.sklearn_inputs import (
     as_targets,
     column_attribute,
+    holds_text,
     is_label_matrix,
     is_missing,
     known_targets,
@@ -142,7 +143,9 @@ class FilterkitTransformer(TransformerMixin, BaseEstimator):
             y is not None and not is_label_matrix(y) and type_of_target(known_targets(y)) in ("binary", "multiclass")
         )
         one_class = supervised and not matrix
-        columns, _ = x_columns(X, False)
+        columns, documents = x_columns(X, False)
+        if documents and not holds_text(columns[0]):
+            raise ValueError(f"{type(self).__name__}: every document of X is missing (None): nothing to learn from")
         if columns is None:
             X, y = validate_data(self, X, y, **_X_CHECKS) if one_class else (validate_data(self, X, **_X_CHECKS), y)
             X = stored_once(X)

@@ -28,8 +28,8 @@ def x_columns(X, always: bool) -> tuple[list | None, bool]:
     if sp.issparse(X):
         return None, False
     array = X if isinstance(X, np.ndarray) and X.dtype != object else np.asarray(X, dtype=object)
-    if array.ndim == 1 and holds_text(array):
-        return [array], True
+    if array.ndim == 1 and (holds_text(array) or (len(array) and all(cell is None for cell in array.tolist()))):
+        return [array], True  # documents, or only missing ones (a list of numbers is no documents)
     if always or (array.dtype == object and array.ndim == 2 and any(holds_text(c) for c in array.T)):
         return list(_as_matrix(array).T), array.ndim == 1
     return None, False

@@ -238,3 +238,12 @@ def test_no_documents_transform_to_no_rows_as_count_vectorizer_s_do():
     for empty in ([], np.array([], dtype=object)):
         rows = words.transform(empty)
         assert sp.issparse(rows) and rows.shape == (0, 3)
+
+
+def test_documents_all_missing_are_a_value_error_naming_them_and_missing_ones_transform_to_zeros():
+    """A list of None had failed in scikit-learn's check ("Expected 2D array, got 1D array instead")."""
+    for missing in ([None], [None, None], np.array([None, None], dtype=object)):
+        with pytest.raises(ValueError, match="WordVector: every document of X is missing"):
+            WordVector().fit(missing)
+    rows = WordVector().fit(["wheat corn", None]).transform([None, "corn corn"])
+    np.testing.assert_array_equal(rows.toarray(), [[0, 0], [1, 0]])  # presence, as Weka's default
