@@ -144,8 +144,8 @@ class FilterkitTransformer(TransformerMixin, BaseEstimator):
         )
         one_class = supervised and not matrix
         columns, documents = x_columns(X, False)
-        if documents and not holds_text(columns[0]):
-            raise ValueError(f"{type(self).__name__}: every document of X is missing (None): nothing to learn from")
+        if documents:
+            _refuse_missing_documents(type(self).__name__, columns)
         if columns is None:
             X, y = validate_data(self, X, y, **_X_CHECKS) if one_class else (validate_data(self, X, **_X_CHECKS), y)
             X = stored_once(X)
@@ -514,6 +514,12 @@ def _drops_rows(stage_name: str) -> bool:
     ``filters_rows`` raises or is no bool."""
     stage = _made(functools.partial(_registry().make_stage, stage_name, {}))
     return stage is not None and declared(stage, "filters_rows")
+
+
+def _refuse_missing_documents(owner: str, columns: list | None) -> None:
+    """ValueError where the documents X is (``columns``: one) are all missing (None): nothing to fit on."""
+    if columns is not None and not holds_text(columns[0]):
+        raise ValueError(f"{owner}: every document of X is missing (None): nothing to learn from")
 
 
 def _schema(attributes: list[Attribute], labels: tuple[str, ...], label_names: tuple[str, ...] = ()) -> Schema:

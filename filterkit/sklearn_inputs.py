@@ -28,11 +28,17 @@ def x_columns(X, always: bool) -> tuple[list | None, bool]:
     if sp.issparse(X):
         return None, False
     array = X if isinstance(X, np.ndarray) and X.dtype != object else np.asarray(X, dtype=object)
-    if array.ndim == 1 and (holds_text(array) or (len(array) and all(cell is None for cell in array.tolist()))):
-        return [array], True  # documents, or only missing ones (a list of numbers is no documents)
+    if _are_documents(array):
+        return [array], True
     if always or (array.dtype == object and array.ndim == 2 and any(holds_text(c) for c in array.T)):
         return list(_as_matrix(array).T), array.ndim == 1
     return None, False
+
+
+def _are_documents(array: np.ndarray) -> bool:
+    """Whether ``array`` is one sequence of documents: 1-D, holding text or only missing documents (None); a
+    sequence of numbers is none."""
+    return array.ndim == 1 and (holds_text(array) or (len(array) > 0 and all(cell is None for cell in array.tolist())))
 
 
 def _as_matrix(array: np.ndarray) -> np.ndarray:
