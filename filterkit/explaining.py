@@ -61,14 +61,25 @@ class Tracer:
         steps = [self.value(step, row, name) for step in range(len(self.outputs))]
         attribute_name = self.one_hot.get(name, (name, None))[0]
         made = next((step for step, positions in enumerate(self.positions) if attribute_name in positions), None)
-        source = name.rpartition("@")[0]
-        if made and source:
-            steps[:made] = [self.value(step, row, source) for step in range(made)]
+        if made and "@" in name:
+            steps[:made] = [self.value(step, row, self._copied(step, name)) for step in range(made)]
         step = next((step for step, found in enumerate(steps) if found is not None), None)
         first = value if step is None else steps[step]
         if step is not None and self.counts[step] is not None:
             first = self.value(step, row, name, self.counts)
         return {"word": name, "count": first, "steps": steps[1:], "value": value, "contribution": contribution}
+
+
+    def _copied(self, step: int, name: str) -> str:
+        """The feature at ``step`` that the copy ``name`` (``NAME@SUFFIX``, a copy of a copy too: ``auto``'s shaped
+        copy of ``shape``'s per-class one) was made from: the longest ``NAME`` before an ``@`` found there (a word or
+        a class label may hold ``@`` itself); ``name`` where none is."""
+        source = name
+        while "@" in source:
+            source = source.rpartition("@")[0]
+            if self.one_hot.get(source, (source, None))[0] in self.positions[step]:
+                return source
+        return name
 
 
 def explanation_text(explained: dict, stage_names: Sequence[str]) -> str:

@@ -7,6 +7,8 @@ from __future__ import annotations
 import csv
 import json
 
+from chain_helpers import REAL
+
 TOPICS = {
     "grain": "wheat grain harvest corn barley",
     "money": "bank rate loan stock market",
@@ -71,3 +73,28 @@ def test_a_word_named_as_the_document_attribute_shows_its_own_count(run_filterki
         if word["word"] == "text"
     ]
     assert counts == [2.0] * 40
+
+
+def test_a_copy_of_a_copy_and_a_label_holding_at_show_the_first_feature_s_count(run_filterkit, tmp_path):
+    """``auto``'s shaped copy of ``shape``'s per-class copy (``petallength@Iris-setosa@shape``) showed auto's
+    output as its count (6.581 for 1.4), as did a copy for a class whose label holds ``@``: each count is the
+    row's value of the feature the copies were made from."""
+    iris = (REAL / "iris.arff").read_text()
+    path = tmp_path / "iris.arff"
+    path.write_text(iris.replace("Iris-", "Iris@"))
+    rows = [line.split(",") for line in iris.split("@DATA\n", 1)[1].splitlines() if line[:1].isdigit()]
+    names = ["sepallength", "sepalwidth", "petallength", "petalwidth"]
+    for chain in (["auto", "l2"], ["shape", "l2"]):
+        model = tmp_path / "model.json"
+        trained = run_filterkit("train", "-q", "-o", model, "--multiclass", path, *chain)
+        assert trained.status == 0, trained.stderr
+        explained = run_filterkit("explain", "--json", "--top", "0", model, path)
+        assert explained.status == 0, explained.stderr
+        copies = 0
+        for row, line in zip(rows, explained.stdout.decode().splitlines(), strict=True):
+            for word in (word for per_class in json.loads(line)["classes"] for word in per_class["words"]):
+                feature = word["word"].split("@", 1)[0]
+                if "@" in word["word"]:
+                    assert word["count"] == float(row[names.index(feature)]), (chain, word)
+                    copies += 1
+        assert copies >= 150
