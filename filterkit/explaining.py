@@ -69,7 +69,6 @@ class Tracer:
             first = self.value(step, row, name, self.counts)
         return {"word": name, "count": first, "steps": steps[1:], "value": value, "contribution": contribution}
 
-
     def _copied(self, step: int, name: str) -> str:
         """The feature at ``step`` that the copy ``name`` (``NAME@SUFFIX``, a copy of a copy too: ``auto``'s shaped
         copy of ``shape``'s per-class one) was made from: the longest ``NAME`` before an ``@`` found there (a word or
