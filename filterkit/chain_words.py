@@ -221,11 +221,16 @@ def _range(low, high) -> str:
 
 
 def _made(registry: Registry, stage: StageWords, preset: dict):
-    """The stage of ``stage``'s words: its options' defaults, then ``preset`` for options left out, then the
-    options given; an option the stage refuses is a mistake in the words."""
+    """The stage of ``stage``'s words: its options' defaults, then ``preset``, then the options given; an
+    option both preset and given (a chain's own value that ``--sweep`` would replace, silently) or one the
+    stage refuses is a mistake in the words."""
     options = registry.stages[stage.name].value.options
+    both = [name for name in preset if name in stage.given]
+    if both:
+        spelled = "--" + both[0].replace("_", "-")
+        raise ChainWordsError(f"stage '{stage.name}' is given {spelled}, which --sweep sets: leave it out of the chain")
     params = {option.name: _default(option) for option in options}
-    params.update({name: value for name, value in preset.items() if name not in stage.given})
+    params.update(preset)
     params.update(stage.given)
     try:
         return registry.make_stage(stage.name, params)

@@ -187,9 +187,9 @@ class Registry:
     def parse_chain(self, chain: str | Sequence[str], preset: dict[str, dict] | None = None) -> ChainSpec:
         """A chain as typed (``"shape --no-zero-bin bns l2"``, or its words) as stage names and parameters,
         each option checked as the command line checks it (:mod:`filterkit.chain_words`); ``preset`` gives, per
-        stage name, values for options the words leave out.  FilterkitError ``chain 'WORDS': why``; a
-        :class:`~filterkit.chain_words.ChainHelpError` (a FilterkitError) where the words ask for a help
-        (``shape --help``), which only the command line prints."""
+        stage name, values for options the words leave out (an option in both is an error).  FilterkitError
+        ``chain 'WORDS': why``; a :class:`~filterkit.chain_words.ChainHelpError` (a FilterkitError) where the
+        words ask for a help (``shape --help``), which only the command line prints."""
         from filterkit.chain_words import parse_chain
 
         return parse_chain(self, shlex.split(chain) if isinstance(chain, str) else list(chain), preset)

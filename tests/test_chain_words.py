@@ -13,7 +13,7 @@ import filterkit
 from chain_helpers import REAL
 from filterkit.chain_words import ChainHelpError
 from filterkit.commands.context import PluginLoader
-from filterkit.commands.stages import PRESET_OPTIONS, StageChain
+from filterkit.commands.stages import StageChain
 from filterkit.errors import FilterkitError
 from filterkit.plugins import load_plugins
 
@@ -115,13 +115,12 @@ WORDS = ["l2", "select", "--top", "5", "--", "-", "--help", "--help=1", "-h", "-
 HELP_ASKED = "help asked"
 
 
-def click_parse(loader: PluginLoader, words: list[str], preset: dict | None = None):
+def click_parse(loader: PluginLoader, words: list[str]):
     """The chain as the command line's click group of stages reads it (evaluate's parsing before issue 73)."""
     group = StageChain("chain", result_callback=lambda stages: stages)
     text = shlex.join(words) if words else "(none)"
     try:
         with group.make_context(f"filterkit evaluate: chain '{text}'", list(words), obj=loader) as context:
-            context.meta[PRESET_OPTIONS] = preset or {}
             stages = group.invoke(context)
     except click.UsageError as error:
         raise FilterkitError(f"chain '{text}': {error.format_message()}") from None
@@ -207,12 +206,13 @@ def test_the_command_line_prints_the_stages_where_a_chain_asks_for_them(run_filt
     assert "  shape            Shape each feature" in result.stdout.decode()
 
 
-def test_a_preset_option_is_taken_where_the_words_leave_it_out():
-    loader = PluginLoader()
+def test_a_preset_option_is_taken_where_the_words_leave_it_out_and_refused_where_they_give_it():
+    """``--sweep``'s preset: an option the words give too was replaced, silently."""
     preset = {"select": {"top": 7}}
-    for text in ("select l2", "select --top 3 l2"):
-        spec = load_plugins().parse_chain(text, preset)
-        assert (spec.text, spec.stages) == click_parse(loader, shlex.split(text), preset)
+    spec = load_plugins().parse_chain("select l2", preset)
+    assert spec.stages == load_plugins().parse_chain("select --top 7 l2").stages
+    with pytest.raises(FilterkitError, match="stage 'select' is given --top, which --sweep sets"):
+        load_plugins().parse_chain("select --top 3 l2", preset)
 
 
 def test_text_is_split_as_a_shell_splits_it():

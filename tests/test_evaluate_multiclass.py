@@ -187,8 +187,6 @@ def test_repeats_sweep_and_train_fraction_work(run_filterkit):
         "select",
         "--metric",
         "ig",
-        "--top",
-        "2",
     )
     results = document["results"]
     assert [(r["sweep"]["select.top"], r["train_fraction"]) for r in results] == [(1, 0.5), (1, 1), (4, 0.5), (4, 1)]

@@ -12,7 +12,7 @@ from chain_helpers import REAL
 
 DIABETES = REAL / "diabetes.arff"
 FAST = ("--folds", "3", "--svm-c-values", "1", "--svm-inner-folds", "2")
-CHAIN = ("select", "--metric", "ig", "--top", "8")
+CHAIN = ("select", "--metric", "ig")
 
 pytestmark = pytest.mark.slow
 
@@ -26,8 +26,8 @@ def evaluate_json(run_filterkit, *arguments) -> dict:
 def test_each_swept_value_is_the_chain_run_with_that_value_on_the_same_folds(run_filterkit):
     swept = evaluate_json(run_filterkit, "--sweep", "select.top=2,5", DIABETES, *CHAIN)
     assert [m["chain"] for m in swept["macro"]] == [
-        "select --metric ig --top 8 [select.top=2]",
-        "select --metric ig --top 8 [select.top=5]",
+        "select --metric ig [select.top=2]",
+        "select --metric ig [select.top=5]",
     ]
     assert [m["sweep"] for m in swept["macro"]] == [{"select.top": 2}, {"select.top": 5}]
     assert swept["settings"]["sweep"] == "select.top=2,5"
@@ -39,16 +39,12 @@ def test_each_swept_value_is_the_chain_run_with_that_value_on_the_same_folds(run
     assert swept["settings"]["fold_of_row"] == alone["settings"]["fold_of_row"]
 
 
-def test_the_swept_option_may_be_left_out_of_the_chain(run_filterkit):
-    # select needs one of its rules: the sweep gives it, so no placeholder --top is needed
-    without = evaluate_json(run_filterkit, "--sweep", "select.top=2,5", DIABETES, "select", "--metric", "ig")
-    placeholder = evaluate_json(run_filterkit, "--sweep", "select.top=2,5", DIABETES, *CHAIN)
-    assert [m["chain"] for m in without["macro"]] == [
-        "select --metric ig [select.top=2]",
-        "select --metric ig [select.top=5]",
-    ]
-    assert [r["per_fold"] for r in without["results"]] == [r["per_fold"] for r in placeholder["results"]]
-    assert [r["features"] for r in without["results"]] == [[2] * 3, [5] * 3]
+def test_a_swept_option_the_chain_gives_too_is_refused_not_replaced(run_filterkit):
+    """The sweep replaced the chain's own --top 8 silently, and the chain's label showed both values."""
+    for chain in (("select", "--metric", "ig", "--top", "8"), ("select", "--top=8", "--metric", "ig")):
+        result = run_filterkit("evaluate", "-q", "--sweep", "select.top=2,5", DIABETES, *chain)
+        assert result.status == 1 and result.stdout == b""
+        assert "stage 'select' is given --top, which --sweep sets: leave it out of the chain" in result.stderr
 
 
 def test_a_sweep_with_train_fractions_gives_one_learning_curve_per_value(run_filterkit):
@@ -63,8 +59,8 @@ def test_a_sweep_with_train_fractions_gives_one_learning_curve_per_value(run_fil
     ]
     # Paired tests of every swept chain against the first value, fraction by fraction.
     assert [(p["chain"], p["train_fraction"]) for p in swept["paired"]] == [
-        ("select --metric ig --top 8 [select.top=3]", 0.5),
-        ("select --metric ig --top 8 [select.top=3]", 1.0),
+        ("select --metric ig [select.top=3]", 0.5),
+        ("select --metric ig [select.top=3]", 1.0),
     ]
 
 

@@ -22,10 +22,6 @@ from filterkit.plugins import Registry
 if TYPE_CHECKING:
     from click.shell_completion import CompletionItem
 
-#: The root context's ``meta`` key of option values, per stage name, that a stage takes when
-#: its words leave the option out (``evaluate --sweep``'s swept option).
-PRESET_OPTIONS = "filterkit.preset_options"
-
 
 class StageChain(click.Group):
     """A chained group (as click's ``imagepipe`` example) whose subcommands are the stages
@@ -287,10 +283,6 @@ def stage_command(registry: Registry, name: str) -> StageCommand:
     stage_class = registered.value
 
     def make(**params):
-        context = click.get_current_context()
-        for option, value in context.find_root().meta.get(PRESET_OPTIONS, {}).get(name, {}).items():
-            if context.get_parameter_source(option) is ParameterSource.DEFAULT:
-                params[option] = value
         try:
             return registry.make_stage(name, params)
         except OptionError as error:
