@@ -154,7 +154,13 @@ class AutoStage(Stage):
             minimum=0.0,
         ),
         Option("drop", bool, True, "Remove a supported feature whose every criterion is ≤ 0.5 (--no-drop keeps it)."),
-        Option("keep_raw", bool, True, "A dense feature that shapes keeps its raw column too (--no-keep-raw: not)."),
+        Option(
+            "keep_raw",
+            bool,
+            True,
+            "A dense feature that shapes keeps its raw column too, and shaped copies go beside the default "
+            "(--no-keep-raw: neither; shaping replaces a column only where it gains).",
+        ),
         Option(
             "shape_copy",
             str,
@@ -342,8 +348,9 @@ class AutoStage(Stage):
 
     def _choose(self, support: np.ndarray, chance_spread: np.ndarray) -> None:
         """The policy: the default (presence if sparse, raw if dense) unless a supported
-        alternative gains ``min_gain``; shaping a dense feature keeps its raw column too
-        (``both``); with ``drop``, no supported criterion above 0.5 drops the feature."""
+        alternative gains ``min_gain``; with ``keep_raw``, a shaped copy beside the default as
+        ``shape_copy`` says, and shaping a dense feature (any, under ``unless-worse``) keeps its
+        raw column (``both``); with ``drop``, no supported criterion above 0.5 drops the feature."""
         criteria = np.vstack([self.criterion_presence, self.criterion_raw, self.criterion_shape])
         sparse = self.sparse.astype(bool)
         default = np.where(sparse, PRESENCE, RAW)
@@ -358,8 +365,9 @@ class AutoStage(Stage):
         cleared = clears.any(axis=0) & supported
         treatment = np.where(cleared, simplest, default)
         copies = self.params["shape_copy"]
-        if copies != "gain":
-            # a shaped copy beside the default column unless shaping is worse than it, or at chance
+        if copies != "gain" and self.params["keep_raw"]:
+            # a shaped copy beside the default column unless shaping is worse than it, or at chance (without
+            # --keep-raw there is no beside: a shaped column replaces the default only where it clears the gain)
             no_worse = (self.criterion_shape >= default_criterion - min_gain) & (self.criterion_shape > 0.5)
             eligible = ~sparse if copies == "dense-unless-worse" else np.ones(len(sparse), dtype=bool)
             treatment[(treatment == default) & eligible & supported & no_worse] = SHAPE
