@@ -193,11 +193,13 @@ def counts_of_saved(saved: dict) -> ValueCounts | PresenceCounts:
     """The class counts :func:`saved_counts` gave (ValueError where they are not well formed)."""
     n_features, n_classes = _whole(saved["n_features"]), _whole(saved["n_classes"])
     n_pairs = n_features * max(n_classes, 1)
-    totals = _sums_of_saved(saved["totals"], n_classes)
+    totals = _sums_of_saved(saved["totals"], n_classes, weights=True)
     missing_pairs = _sorted_pairs(saved["missing_pairs"], n_pairs)
-    missing = SortedSums.of_sorted(missing_pairs, _sums_of_saved(saved["missing_sums"], len(missing_pairs)))
+    missing_sums = _sums_of_saved(saved["missing_sums"], len(missing_pairs), weights=True)
+    missing = SortedSums.of_sorted(missing_pairs, missing_sums)
     pairs = _array(saved["pairs"], np.int64)
-    sums = _sums_of_saved(saved["sums"], len(pairs))
+    sums = _sums_of_saved(saved["sums"], len(pairs), weights=True)
+    _refuse_counts_past_totals(pairs, sums, missing_pairs, missing_sums, totals)
     if saved["kind"] == _VALUE_COUNTS:
         values = _array(saved["values"], np.float64)
         if len(values) != len(pairs) or (len(pairs) and (pairs.min() < 0 or pairs.max() >= n_pairs)):
@@ -220,12 +222,55 @@ def _saved_sums(sums: ExactSums) -> dict:
     return {"digits": normal.digits, "lowest": normal.lowest}
 
 
-def _sums_of_saved(saved: dict, rows: int | None) -> ExactSums:
-    """The exact sums :func:`_saved_sums` saved, ``rows`` of them (None: as many as there are)."""
+#: The digit positions (base 2**32) that sums of float64 values can hold: from 2**-1074 (the least subnormal) to
+#: 2**(1024 + 64) (2**64 values each below 2**1024).
+_LOWEST_DIGIT, _DIGITS_END = -34, 34
+
+
+def _sums_of_saved(saved: dict, rows: int | None, weights: bool = False) -> ExactSums:
+    """The exact sums :func:`_saved_sums` saved, ``rows`` of them (None: as many as there are), in their written
+    form within a double's range (an edited ``lowest`` of 2**40 asked for terabytes); ``weights``: sums of row
+    weights, none below 0."""
     digits = _array(saved["digits"], np.int64, dimensions=2)
     if rows is not None and digits.shape[0] != rows or digits.shape[1] < 1:
         raise ValueError(f"exact sums of {digits.shape[0]} rows where {rows} were expected")
-    return ExactSums(digits.copy(), _whole(saved["lowest"], signed=True))
+    lowest = _whole(saved["lowest"], signed=True)
+    if lowest < _LOWEST_DIGIT or lowest + digits.shape[1] > _DIGITS_END:
+        raise ValueError("exact sums with digits past a double's range")
+    lower, top = digits[:, :-1], digits[:, -1]
+    if np.any((lower < 0) | (lower > _DIGIT_MAX)) or np.any(np.abs(top) > _DIGIT_MAX):
+        raise ValueError("exact sums not in their written form (each digit below 2**32, all but the last ≥ 0)")
+    if weights and np.any(top < 0):
+        raise ValueError("a sum of row weights below 0")
+    return ExactSums(digits.copy(), lowest)
+
+
+#: The largest digit of exact sums in their written form.
+_DIGIT_MAX = 2**32 - 1
+
+
+def _refuse_counts_past_totals(
+    pairs: np.ndarray, sums: ExactSums, missing_pairs: np.ndarray, missing_sums: ExactSums, totals: ExactSums
+) -> None:
+    """ValueError where a (feature, class) pair's counted weight (its values' or non-zero entries', in ``pairs``'
+    order, and its missing values') is more than its class's total weight: no rows give such counts.  Only the
+    pairs the tables hold are summed (an edited feature count does not size anything)."""
+    classes = len(totals)
+    if classes == 0 or not (len(pairs) or len(missing_pairs)):
+        return
+    held = np.union1d(pairs, missing_pairs)
+    counted = ExactSums.zeros(len(held))
+    if len(pairs):
+        starts = np.flatnonzero(np.r_[True, pairs[1:] != pairs[:-1]])
+        counted = counted.plus(sums.group_sums(starts).scattered(np.searchsorted(held, pairs[starts]), len(held)))
+    if len(missing_pairs):
+        counted = counted.plus(missing_sums.scattered(np.searchsorted(held, missing_pairs), len(held)))
+    over = np.flatnonzero(totals[held % classes].minus(counted).digits[:, -1] < 0)
+    if len(over):
+        pair = int(held[over[0]])
+        raise ValueError(
+            f"feature {pair // classes + 1}'s counts in class {pair % classes + 1} are more than the class's rows"
+        )
 
 
 def _sorted_pairs(pairs: Any, n_pairs: int) -> np.ndarray:

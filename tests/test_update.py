@@ -392,6 +392,10 @@ def test_usefulness_counts_merge_to_the_same_text_in_either_order():
     assert first.merge(second).texts == second.merge(first).texts == {0: ("coffee", True)}
 
 
+#: The start of the error of statistics that do not fit the stage.
+FIT = "stage 'shape': the model's statistics of it do not fit it ("
+
+
 def spoil(document: dict, change: str) -> None:
     statistics = document["statistics"]
     if change == "not an entry per stage":
@@ -404,6 +408,15 @@ def spoil(document: dict, change: str) -> None:
         statistics[0] = None
     elif change == "an array of other bytes":
         statistics[0]["pairs"]["array"]["base64"] = "!!"
+    elif change == "counts below 0":
+        statistics[0]["sums"] = {"digits": _ints_entry(-_saved_ints(statistics[0]["sums"]["digits"])), "lowest": 0}
+    elif change == "a class's total below its counts":
+        totals = _saved_ints(statistics[0]["totals"]["digits"])
+        statistics[0]["totals"]["digits"] = _ints_entry(np.ones_like(totals))
+    elif change == "digits past a double":
+        statistics[0]["totals"]["lowest"] = 2**40
+    elif change == "a digit past 2**32":
+        statistics[0]["totals"]["digits"] = _ints_entry(_saved_ints(statistics[0]["totals"]["digits"]) + 2**32)
 
 
 @pytest.mark.parametrize(
@@ -414,6 +427,12 @@ def spoil(document: dict, change: str) -> None:
         ("a stage that does not learn", "the model's 'statistics' of stage 3 'l2' is not statistics the stage learns"),
         ("no statistics of a stage that learns", "the model's 'statistics' has none of stage 1 'shape', which learns"),
         ("an array of other bytes", "the model's 'statistics': array 'stage 1 'shape' statistics' declares "),
+        # counts no rows give, which update merged into a model without a word (bns scores of 0, totals of 12)
+        ("counts below 0", FIT + "a sum of row weights below 0)"),
+        ("a class's total below its counts", FIT + "feature 1's counts in class 7 are more than the class's rows)"),
+        # a lowest digit of 2**40 asked for 24 TiB, and the error blamed the plugin
+        ("digits past a double", FIT + "exact sums with digits past a double's range)"),
+        ("a digit past 2**32", FIT + "exact sums not in their written form (each digit below 2**32"),
     ],
 )
 def test_spoiled_statistics_are_one_error_naming_the_model(run_filterkit, tmp_path, change, error):
