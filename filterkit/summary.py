@@ -243,6 +243,12 @@ def _checked_combine(
         what = "none" if class_attribute is None else f"'{class_attribute.name}' is {class_attribute.kind}"
         raise FilterkitError(f"--metric needs a nominal class attribute (-c){hint or '; ' + what}", name)
     check_positive(positive, class_attribute, name)
+    if combine is not None and positive is not None and len(class_attribute.labels) > 2:
+        raise FilterkitError(
+            f"--combine {combine} scores every class of '{class_attribute.name}' and --positive {positive} one "
+            "against the rest: give one or the other",
+            name,
+        )
     return resolved_combine(metric, combine, class_attribute, positive)
 
 

@@ -326,6 +326,14 @@ def test_positive_picks_the_class_on_a_multiclass_target(run_filterkit):
     )
 
 
+@pytest.mark.parametrize("combine", ["joint", "max"])
+def test_positive_and_combine_on_a_multiclass_target_are_refused(run_filterkit, combine):
+    """--combine joint ranked every class of oh0 and left --positive out, silently; --combine max scored one."""
+    result = run_filterkit("info", "--metric", "ig", "--positive", "Ethics", "--combine", combine, OH0)
+    assert result.status == 1 and result.stdout == b""
+    assert f"--combine {combine} scores every class of 'class' and --positive Ethics one" in result.stderr
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize(
     "path, args, metric", [(CREDIT, [], "bns"), (GRAIN, ["-c", "first"], "ig")], ids=["credit-g", "grain"]
