@@ -183,6 +183,8 @@ def summarize(
             counter, schema, chunks, name = None, scanned.schema, scanned.chunks(), scanned.name
         label_positions = meka_label_positions(schema)  # multi-label: the labels take the class's place
         labels = LabelTally(schema, label_positions) if label_positions else None
+        if labels is not None:
+            _refuse_class_options(class_spec, metric, name)
         try:
             class_index = None if labels else resolve_class(schema, class_spec)
         except FilterkitError as error:
@@ -232,6 +234,19 @@ def _scanned_source(source, name: str | None, format_name: str, chunk_rows: int,
         raise FilterkitError(f"{format_name} reads a folder, not a stream")
     stream_name = name or str(getattr(source, "name", "<stream>"))
     return contextlib.closing(ScannedSource.of_stream(source, stream_name, format_name, chunk_rows, options))
+
+
+def _refuse_class_options(class_spec: str | None, metric: Metric | None, name: str) -> None:
+    """FilterkitError for ``-c`` (other than the default) or ``--metric`` on label sets, which have no class."""
+    where = "holds label sets (MEKA's -C in its relation name), which take the class's place"
+    if class_spec not in (None, "last"):
+        raise FilterkitError(f"-c {class_spec}: the data {where}: leave -c out", name)
+    if metric is not None:
+        raise FilterkitError(
+            f"--metric ranks features against one class, and the data {where}: rank them in a chain "
+            f"(select --metric {metric.name} combines each label's scores)",
+            name,
+        )
 
 
 def _checked_combine(

@@ -14,6 +14,7 @@ import io
 import json
 import math
 from collections import Counter
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -551,3 +552,18 @@ def test_weight_sums_do_not_depend_on_the_chunk_size(run_filterkit, tmp_path):
     documents = [info(run_filterkit, "--chunk-rows", str(rows), path) for rows in (1, 7, 1000)]
     assert documents[0] == documents[1] == documents[2]
     assert documents[0]["weights"]["sum"] == math.fsum(weights)
+
+
+@pytest.mark.parametrize(
+    ("options", "words"),
+    [
+        (["-c", "1"], "-c 1: the data holds label sets (MEKA's -C in its relation name)"),
+        (["--metric", "ig"], "--metric ranks features against one class, and the data holds label sets"),
+    ],
+)
+def test_class_options_on_label_sets_are_refused_not_ignored(run_filterkit, options, words):
+    """-c was ignored on MEKA data ("class: none"), and --metric's error told the user to give -c."""
+    labelled = Path(__file__).parent / "data" / "multilabel" / "three-labels-synthetic.arff"
+    result = run_filterkit("info", *options, labelled)
+    assert result.status == 1 and result.stdout == b""
+    assert words in result.stderr and len(result.stderr.splitlines()) == 1
