@@ -123,6 +123,7 @@ def evaluate(
     input_format: str | None = None,
     reading: FormatOptions | None = None,
     label_issues: LabelIssueFinder | None = None,
+    check_task: Callable[[Task], None] = lambda task: None,
 ) -> Evaluation:
     """Cross-validate ``chains`` on ``source`` (a path, or a source called ``name``) under ``settings``, in up to
     ``jobs`` processes (None: :func:`pool_size` chooses) or on Dask (``engine="dask"``, at ``scheduler``, or on a
@@ -133,7 +134,8 @@ def evaluate(
     with the training data's header, as ``apply`` reads new rows. Multi-label data (MEKA's ``-C`` in the relation
     name, or Mulan's XML ``settings.labels_file``) is evaluated by binary relevance
     (:mod:`filterkit.evaluation_targets`). Given ``label_issues``, each fold also records its rows' probabilities,
-    from which it finds the rows whose label they contradict (:mod:`filterkit.label_issues`)."""
+    from which it finds the rows whose label they contradict (:mod:`filterkit.label_issues`); ``check_task`` is
+    given the data's task before any row is read."""
     from filterkit.plugins import load_plugins
     from filterkit.progress import Progress
 
@@ -142,6 +144,7 @@ def evaluate(
         source, name = stack.enter_context(opened_input(source, name, "<data>", input_format, reading))
         test, test_name = stack.enter_context(opened_input(test, test_name, "<test>", None, reading, source.schema))
         task = task_of(source.schema, settings)
+        check_task(task)
         registry = load_plugins(plugins_dir) if registry is None else registry
         stack.enter_context(sent_files(option_files(registry, chains, settings)))
         progress = Progress() if progress is None else progress
@@ -196,8 +199,7 @@ def class_fits(class_task: Task, inputs: tuple, chains: list[ChainSpec], setting
         **({} if test is None else {"test": test_name, "test_rows": int(in_test.sum())}),
         **({} if test is None else {"test_class_counts": dict(zip(labels, test_counts.tolist()))}),
     }
-    first_folds = [rows for _, rows, _ in draws[: settings.folds]]
-    fold_of = None if test is not None else fold_of_row(first_folds, known, len(codes))
+    fold_of = fold_of_row([r for _, r, _ in draws[: settings.folds]], known, len(codes)) if test is None else None
     settings_json = settings_document(settings, int(np.sum(~in_test)), len(codes) - len(known), fold_of, extra)
     rows = known[in_test] - training_rows + 1
 
@@ -231,9 +233,8 @@ def class_fits(class_task: Task, inputs: tuple, chains: list[ChainSpec], setting
 def opened_input(
     source, name: str | None, default: str, given_format: str | None, reading: FormatOptions, known_schema=None
 ):
-    """``(source, name)``: a path (``-``: standard input) opened and named by it, read in ``given_format``
-    (None: by its name) with ``reading`` (and ``known_schema``'s header, when not ARFF), else the source as
-    given."""
+    """``(source, name)``: a path (``-``: standard input) opened and named by it, read in ``given_format`` (None:
+    by its name) with ``reading`` (and ``known_schema``'s header, when not ARFF), else the source as given."""
     if isinstance(source, (str, os.PathLike)):
         from filterkit.running import open_source
 

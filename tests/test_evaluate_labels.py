@@ -314,3 +314,14 @@ def test_an_output_that_cannot_be_written_leaves_no_other_output_and_no_table(tm
     assert result.status == 1 and result.stdout == b""
     assert "--predictions: label 'use|editing' holds |, which joins label names" in result.stderr
     assert sorted(path.name for path in tmp_path.iterdir()) == ["sets.arff", "test.arff"]
+
+
+def test_plot_of_label_sets_is_refused_before_any_row_is_read(tmp_path, run_filterkit):
+    """It was refused once the whole cross-validation had run."""
+    pytest.importorskip("matplotlib")  # without it --plot is refused first, for that
+    plot = tmp_path / "p.png"
+    result = run_filterkit("evaluate", "--progress", "--folds", "3", "--plot", plot, REUTERS, "words", "l2")
+    assert result.status == 1 and result.stdout == b"" and not plot.exists()
+    assert result.stderr.splitlines() == [
+        "filterkit: error: --plot draws learning curves, which multi-label data has not: use --report"
+    ]

@@ -39,7 +39,7 @@ from filterkit.label_issues import LabelIssueFinder
 from filterkit.outputs import checked_output, staged_output
 from filterkit.progress import Progress, progress_mode
 from filterkit.stage import Option
-from filterkit.tasks import MAX_SEED
+from filterkit.tasks import LABEL_SET, MAX_SEED, Task
 
 EVALUATE_HELP = """Cross-validate a chain (or several) with a classifier on IN.arff.
 
@@ -349,9 +349,8 @@ def evaluate(
         input_format=input_format,
         reading=reading,
         label_issues=finder,
+        check_task=lambda task: _refuse_plot_of_label_sets(task, outputs["plot"]),
     )
-    if "labels" in result.document["settings"] and outputs["plot"]:
-        raise FilterkitError("--plot draws learning curves, which multi-label data has not: use --report")
     for key, missing in (("rows_with_missing_class_left_out", "class"), ("rows_with_missing_labels_left_out", "label")):
         left_out = result.document["settings"].get(key)
         if left_out:
@@ -366,6 +365,12 @@ def evaluate(
         click.echo(result.json() if as_json else result.table(per_task), nl=as_json)
         for stage in staged:
             stage.publish()
+
+
+def _refuse_plot_of_label_sets(task: Task, plot: str | None) -> None:
+    """Before any row is read: ``--plot`` of label sets, which have no learning curves."""
+    if plot is not None and task.kind == LABEL_SET:
+        raise FilterkitError("--plot draws learning curves, which multi-label data has not: use --report")
 
 
 def classifier_params(registry, classifier: str, classifier_values: dict) -> dict:
