@@ -206,6 +206,40 @@ def test_a_label_set_model_scores_each_label_as_predict_does(folder, shaping):
     assert_scores_as_predict(model, Scorer(model, folder), documents())
 
 
+RARE_LABEL_SETS = ROOT / "tests" / "data" / "multilabel" / "three-labels-synthetic.arff"
+
+
+def rare_label_documents() -> list[str]:
+    """The documents of :data:`RARE_LABEL_SETS` (its label ``rare`` held by one row), and some of no word it has."""
+    rows = RARE_LABEL_SETS.read_text(encoding="utf-8").split("@data\n", 1)[1].splitlines()
+    return [row.split(",", 3)[3].strip("'") for row in rows if row] + ["", "omega", "pi pi pi zeta"]
+
+
+@pytest.mark.parametrize("threshold", ["fixed", "f1", "fbr"])
+def test_a_label_set_whose_rare_label_has_no_sigmoid_scores_each_label_by_its_own_rule(folder, threshold):
+    """A label too rare for Platt's inner folds is decided by its margin, the others by their probabilities; the
+    export refused such a model ("the labels' classifiers apply different rules")."""
+    model = trained(folder, f"rare-{threshold}", "--svm-threshold", threshold, RARE_LABEL_SETS, "words", "bns", "l2")
+    rules = [call("exported_rule") for call in load_model(model).classifiers]
+    assert [sigmoids is None for sigmoids, _ in rules] == [False, False, True]
+    assert_scores_as_predict(model, Scorer(model, folder), rare_label_documents())
+
+
+def constant_label_sets(folder: Path) -> Path:
+    """:data:`RARE_LABEL_SETS` with its label ``rare`` held by no row: a constant label, which no classifier decides."""
+    head, rows = RARE_LABEL_SETS.read_text(encoding="utf-8").split("@data\n", 1)
+    fields = [row.split(",", 3) for row in rows.splitlines() if row]
+    path = folder / "constant-label.arff"
+    path.write_text(head + "@data\n" + "".join(f"{a},{b},0,{text}\n" for a, b, _, text in fields), encoding="utf-8")
+    return path
+
+
+def test_a_label_set_with_a_constant_label_scores_as_predict_does(folder):
+    model = trained(folder, "constant", constant_label_sets(folder), "words", "bns", "l2")
+    assert load_model(model).constants == [None, None, False]
+    assert_scores_as_predict(model, Scorer(model, folder), rare_label_documents())
+
+
 def test_bytes_that_are_not_utf8_are_refused_by_the_scorer(folder):
     model = trained(folder, "refusing", "--positive", "1", GRAIN, *BINARY_CHAINS["default-bns"].split())
     scorer = Scorer(model, folder)

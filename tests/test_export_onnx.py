@@ -18,10 +18,13 @@ from test_export import (
     DEFAULTS,
     GRAIN,
     LABEL_SETS,
+    RARE_LABEL_SETS,
     ROOT,
+    constant_label_sets,
     documents,
     hostile_model,
     nan_class_model,
+    rare_label_documents,
     three_classes,
     trained,
 )
@@ -119,6 +122,19 @@ def test_a_label_set_model_answers_each_label_as_predict_does(folder, shaping):
     chain = f"{DEFAULTS} --stopwords weka shape --multiclass {shaping} bns l2".split()
     model = trained(folder, f"labels-{shaping}", LABEL_SETS, *chain)
     assert_graph_as_predict(model, folder, documents())
+
+
+@pytest.mark.parametrize("threshold", ["fixed", "f1", "fbr"])
+def test_a_label_set_whose_rare_label_has_no_sigmoid_answers_each_label_by_its_own_rule(folder, threshold):
+    model = trained(folder, f"rare-{threshold}", "--svm-threshold", threshold, RARE_LABEL_SETS, "words", "bns", "l2")
+    assert_graph_as_predict(model, folder, rare_label_documents())
+
+
+def test_a_label_set_with_a_constant_label_answers_as_predict_does(folder):
+    """Its graph chose the constant's answer by a Where of booleans, which ONNX Runtime has no kernel for: the graph
+    did not load."""
+    model = trained(folder, "constant", constant_label_sets(folder), "words", "bns", "l2")
+    assert_graph_as_predict(model, folder, rare_label_documents())
 
 
 def test_a_nan_score_answers_as_numpy_argmax_does(folder):

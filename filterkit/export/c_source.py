@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 from importlib.resources import files
+from typing import NamedTuple
 
 import numpy as np
 
@@ -263,7 +264,8 @@ def _classifier_data(model) -> str:
         raise FilterkitError(f"classifier '{model.section['name']}' is not linear: it cannot be exported")
     weights, intercepts = model.linear
     outputs = len(model.classes)
-    sigmoids, thresholds = classifier_rules(model, outputs)
+    rules = classifier_rules(model, outputs)
+    sigmoids, thresholds = rules.sigmoids, rules.thresholds
     constants = list(getattr(model, "constants", [None] * outputs))
     task = 2 if model.label_sets else 1 if model.multiclass else 0
     names = [name.encode("utf-8", "surrogatepass") for name in model.labels]
@@ -273,10 +275,12 @@ def _classifier_data(model) -> str:
             f"#define SCORER_OUTPUTS {_whole(outputs)}\n#define SCORER_TASK {task}\n",
             _doubles("SCORER_WEIGHTS", np.ascontiguousarray(np.asarray(weights, dtype=np.float64).T).ravel()),
             _doubles("SCORER_INTERCEPTS", np.asarray(intercepts, dtype=np.float64)),
-            f"#define SCORER_HAS_SIGMOIDS {int(sigmoids is not None)}\n",
+            f"#define SCORER_HAS_SIGMOIDS {int(rules.every_sigmoid)}\n",
             _doubles("SCORER_SIGMOIDS", np.zeros(2) if sigmoids is None else sigmoids.ravel()),
+            _integers("SCORER_SIGMOID_OF", rules.sigmoid_of.astype(int).tolist(), "signed char"),
             f"#define SCORER_HAS_THRESHOLDS {int(thresholds is not None)}\n",
             _doubles("SCORER_THRESHOLDS", np.zeros(1) if thresholds is None else thresholds),
+            _integers("SCORER_THRESHOLD_OF", rules.threshold_of.astype(int).tolist(), "signed char"),
             _integers("SCORER_CONSTANT", [-1 if c is None else int(bool(c)) for c in constants], "signed char"),
             _bytes("SCORER_NAMES", b"".join(names)),
             _int64s("SCORER_NAME_START", starts),
@@ -284,29 +288,43 @@ def _classifier_data(model) -> str:
     )
 
 
-def classifier_rules(model, outputs: int) -> tuple[np.ndarray | None, np.ndarray | None]:
-    """Per output, the Platt sigmoid (A, B) and the threshold its answer applies (each None where the fit chose
-    none), as the classifier's ``exported_rule()`` gives them (each label's, for label sets)."""
+class ClassifierRules(NamedTuple):
+    """What the classifier applies to its decision values, per output: the Platt sigmoids (A, B) (None where no
+    output has one; zeros in an output without), the thresholds (None where none has one), which outputs have a
+    sigmoid and which a threshold, and whether every fitted output has a sigmoid (then it gives probabilities).
+    A label set's labels may differ: a label too rare for Platt's inner folds is decided by its margin."""
+
+    sigmoids: np.ndarray | None
+    thresholds: np.ndarray | None
+    sigmoid_of: np.ndarray
+    threshold_of: np.ndarray
+    every_sigmoid: bool
+
+
+def classifier_rules(model, outputs: int) -> ClassifierRules:
+    """The rules of :class:`ClassifierRules`, as each classifier's ``exported_rule()`` gives them (each label's,
+    for label sets)."""
     classifiers = model.classifiers if model.label_sets else [model.classifier]
     rules = [None if call is None else _rule(call, model) for call in classifiers]
-    fitted = [rule for rule in rules if rule is not None]
-    if not fitted:
-        return None, None
-    kinds = {(rule[0] is None, rule[1] is None) for rule in fitted}
-    if len(kinds) > 1:
-        raise FilterkitError("the labels' classifiers apply different rules: an exported scorer applies one")
-    no_sigmoid, no_threshold = kinds.pop()
     width = 1 if model.label_sets else outputs
     sigmoids, thresholds = np.zeros((outputs, 2)), np.zeros(outputs)
+    sigmoid_of, threshold_of = np.zeros(outputs, dtype=bool), np.zeros(outputs, dtype=bool)
     for k, rule in enumerate(rules):
         if rule is None:
             continue
         at = slice(k, k + 1) if model.label_sets else slice(0, outputs)
         if rule[0] is not None:
-            sigmoids[at] = np.reshape(rule[0], (width, 2))
+            sigmoids[at], sigmoid_of[at] = np.reshape(rule[0], (width, 2)), True
         if rule[1] is not None:
-            thresholds[at] = np.reshape(rule[1], width)
-    return (None if no_sigmoid else sigmoids), (None if no_threshold else thresholds)
+            thresholds[at], threshold_of[at] = np.reshape(rule[1], width), True
+    fitted = np.array([rule is not None for rule in rules]).repeat(width)
+    return ClassifierRules(
+        sigmoids if sigmoid_of.any() else None,
+        thresholds if threshold_of.any() else None,
+        sigmoid_of,
+        threshold_of,
+        bool(fitted.any() and sigmoid_of[fitted].all()),
+    )
 
 
 def _rule(call, model) -> tuple:

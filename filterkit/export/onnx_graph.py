@@ -138,6 +138,10 @@ class _Graph:
     def where(self, condition: str, yes: str, no: str) -> str:
         return self.op("Where", condition, yes, no)
 
+    def either(self, condition: str, yes: str, no: str) -> str:
+        """``where`` of booleans, which ONNX Runtime's Where does not take: (c and yes) or (not c and no)."""
+        return self.op("Or", self.op("And", condition, yes), self.op("And", self.op("Not", condition), no))
+
     def matches(self, texts: str, expression: str) -> str:
         """The matches of ``expression`` in a 1-D string tensor of one text, as a 1-D tensor."""
         found = self.op(
@@ -738,12 +742,25 @@ def _model_outputs(model, body: _Graph, decisions: str) -> bytes:
     return _serialized(g, {name: kinds[name] for name in kinds if name in outputs})
 
 
+def _said_yes(g: _Graph, rules, scores: str) -> str:
+    """Per output, whether its score (probability, or decision value without a sigmoid) says yes: at or above its
+    threshold, else a probability of at least 0.5, else a decision value above 0 (each label by its own rule)."""
+    cuts = np.where(rules.threshold_of, 0.0 if rules.thresholds is None else rules.thresholds, 0.5)
+    at_least = g.op("GreaterOrEqual", scores, g.const(np.asarray(cuts, dtype=np.float64)))
+    margin = ~rules.sigmoid_of & ~rules.threshold_of
+    if not margin.any():
+        return at_least
+    above = g.op("Greater", scores, g.double(0.0))
+    return above if margin.all() else g.either(g.const(margin), above, at_least)
+
+
 def _answers(g: _Graph, model, decisions: str) -> dict[str, str]:
     """``predict``'s answers from the decision values [N, k]: the label (a two-class model's positive class or the
     other, a multi-class model's class of the largest score less its offset, the first NaN first), or for label
     sets a matrix of the labels said yes; the Platt probabilities where the model has them; the classes' names."""
     outputs = len(model.classes)
-    sigmoids, thresholds = classifier_rules(model, outputs)
+    rules = classifier_rules(model, outputs)
+    sigmoids, thresholds = rules.sigmoids, rules.thresholds
     names = g.const(np.array(list(model.labels), dtype=object), "names")
     answers = {"classes": names}
     scores = decisions
@@ -751,19 +768,17 @@ def _answers(g: _Graph, model, decisions: str) -> dict[str, str]:
         slopes, offsets = (g.const(np.asarray(sigmoids[:, k], dtype=np.float64)) for k in (0, 1))
         exponent = g.op("Exp", g.op("Add", g.op("Mul", slopes, decisions), offsets))
         scores = g.op("Div", g.double(1.0), g.op("Add", g.double(1.0), exponent))
-        answers["probabilities"] = scores
+        if rules.every_sigmoid:
+            answers["probabilities"] = scores
+        else:  # a label set whose rare label is decided by its margin
+            scores = g.where(g.const(rules.sigmoid_of), scores, decisions)
     if model.label_sets or not model.multiclass:
-        if thresholds is not None:
-            yes = g.op("GreaterOrEqual", scores, g.const(np.asarray(thresholds, dtype=np.float64)))
-        elif sigmoids is not None:
-            yes = g.op("GreaterOrEqual", scores, g.double(0.5))
-        else:
-            yes = g.op("Greater", scores, g.double(0.0))
+        yes = _said_yes(g, rules, scores)
         constants = list(getattr(model, "constants", [None] * outputs))
         if any(constant is not None for constant in constants):
             fixed = g.const(np.array([constant is not None for constant in constants]))
             held = g.const(np.array([bool(constant) for constant in constants]))
-            yes = g.where(fixed, held, yes)
+            yes = g.either(fixed, held, yes)
         if model.label_sets:
             answers["label"] = yes
         else:

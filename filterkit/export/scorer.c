@@ -379,7 +379,7 @@ decide_values(const int64_t *columns, const double *values, size_t n, double *ou
 #endif
 
 /* Each output's Platt probability 1 / (1 + exp(A·f + B)) of its decision value f (NaN for a constant label); 0, or
- * -1 for a model fitted without a sigmoid.  Its exp is the C library's, which may differ from numpy's in the last
+ * -1 for a model fitted without a sigmoid (for one of its labels).  Its exp is the C library's, which may differ from numpy's in the last
  * bit. */
 int
 probabilities(const double *decisions, double *out)
@@ -393,18 +393,18 @@ probabilities(const double *decisions, double *out)
 
 /* Whether output k says yes (a two-class model's positive class, a label): its score (the probability, or the
  * decision value without a sigmoid) at or above the threshold the fit chose, else a probability of at least 0.5 or
- * a positive decision value; a constant label is what it was in training. */
+ * a positive decision value (each label by its own rule); a constant label is what it was in training. */
 static int
 scorer_says_yes(int k, double decision)
 {
     if (SCORER_CONSTANT[k] >= 0)
         return SCORER_CONSTANT[k];
     double score = decision;
-    if (SCORER_HAS_SIGMOIDS)
+    if (SCORER_SIGMOID_OF[k])
         score = 1.0 / (1.0 + exp(SCORER_SIGMOIDS[2 * k] * decision + SCORER_SIGMOIDS[2 * k + 1]));
-    if (SCORER_HAS_THRESHOLDS)
+    if (SCORER_THRESHOLD_OF[k])
         return score >= SCORER_THRESHOLDS[k];
-    return SCORER_HAS_SIGMOIDS ? score >= 0.5 : score > 0;
+    return SCORER_SIGMOID_OF[k] ? score >= 0.5 : score > 0;
 }
 
 /* The model's answer from decide()'s values: for a two-class model 0 (the positive class) or 1 (the other), for
