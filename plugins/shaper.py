@@ -294,7 +294,12 @@ class Shaper(ClassValueCountsStage, ValueMapped):
         tables = self._compiled_tables()
         if tables is None:
             raise NotExportable(
-                "--transform logodds, a knot step that needs the scaled interpolation, or compiled kernels turned off"
+                "--transform logodds (numpy's logarithm may round otherwise than C's)"
+                if self.params["transform"] != "prob"
+                else "two knots of a feature are so far apart or so close that their step is interpolated on scaled "
+                "values, which the exported scorer does not do"
+                if self.knots.scaled.any()
+                else "the compiled kernels are turned off (filterkit.kernels.compiled)"
             )
         if tables["column_nominal"].any():
             raise NotExportable("it shapes a nominal attribute, which an exported scorer does not read")

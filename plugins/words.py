@@ -700,8 +700,8 @@ class WordVector(KeptPass, Updatable, Explainable):
     def load_state(self, state: dict) -> None:
         super().load_state(state)
         words, n_documents = state.get("words"), state.get("n_documents")
-        if not isinstance(words, list) or not all(isinstance(word, str) for word in words):
-            raise invalid_state(self, "'words' is not a list of strings")
+        if not isinstance(words, list) or not all(isinstance(word, str) for word in words) or not _text(words):
+            raise invalid_state(self, "'words' is not a list of strings (of text: no lone surrogate)")
         if len(set(words)) != len(words):
             raise invalid_state(self, "'words' names a word twice")
         if len(words) != len(self.document_counts):
@@ -736,8 +736,12 @@ class WordVector(KeptPass, Updatable, Explainable):
             given = self.params["stopwords"]
             self.stop_words = None if given not in (None, BUILT_IN_STOPWORDS) else self._given_stop_words()
             return
-        if not isinstance(stopwords, list) or not all(isinstance(word, str) for word in stopwords):
-            raise invalid_state(self, "'stopwords' is not a list of strings")
+        if (
+            not isinstance(stopwords, list)
+            or not all(isinstance(word, str) for word in stopwords)
+            or not _text(stopwords)
+        ):
+            raise invalid_state(self, "'stopwords' is not a list of strings (of text: no lone surrogate)")
         self.stop_words = StopWords(frozenset(stopwords))
 
     def _load_columns(self, columns, collisions, n_words: int) -> None:
@@ -785,3 +789,12 @@ def _kept_then_words(kept, indptr: np.ndarray, ids: np.ndarray, data: np.ndarray
 def register_stages(register):
     """The ``words`` stage."""
     register(WordVector)
+
+
+def _text(words: list[str]) -> bool:
+    """Whether every one of ``words`` is text UTF-8 can write (a lone surrogate, ``"\\ud800"``, is none)."""
+    try:
+        "".join(words).encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True

@@ -314,6 +314,22 @@ def test_a_chain_it_cannot_compute_exactly_is_refused_naming_the_stage(folder):
     assert not (folder / "refused.c").exists()
 
 
+def test_shaping_on_knots_too_far_apart_is_refused_naming_that_cause(folder):
+    """The refusal named three causes, one of them an option the user never gave (--transform logodds)."""
+    head, rows = (ROOT / "arff_samples" / "iris.arff").read_text(encoding="utf-8").split("@DATA\n", 1)
+    wide = [row.split(",") for row in rows.splitlines() if row[:1].isdigit()]
+    path = folder / "iris-wide.arff"
+    lines = [
+        f"{float(a) * 1e-300!r},{float(b) * 1e305!r},{float(c) * 1e-315!r},{d},{label}" for a, b, c, d, label in wide
+    ]
+    path.write_text(head + "@DATA\n" + "\n".join(lines) + "\n", encoding="utf-8")
+    model = trained(folder, "wide", "--positive", "Iris-versicolor", path, "shape", "bns", "l2")
+    result = run_filterkit("export", model, "--c", folder / "wide.c")
+    assert result.status == 1 and not (folder / "wide.c").exists()
+    assert "stage 'shape' cannot be exported: two knots of a feature are so far apart or so close" in result.stderr
+    assert "logodds" not in result.stderr
+
+
 def test_a_file_that_is_not_a_model_is_refused_before_anything_is_written(folder):
     bad = folder / "bad.json"
     bad.write_text('{"format_version": 2}')
@@ -359,6 +375,21 @@ def test_a_model_of_word_counts_scores_each_row_as_predict_does(folder, name):
         assert row == 5 or scorer.name(given) == answers[row]
     assert scorer.score_values(np.array([model.input_schema.index_of("class")]), np.ones(1))[0] == -1
     assert scorer.score_values(np.array([3, 2]), np.ones(2))[0] == -1
+
+
+def test_the_main_of_a_model_of_word_counts_reads_the_values_predict_reads(folder):
+    """strtod's nan, inf, hexadecimal and a number past the doubles were each taken as a value (nan as missing)."""
+    data = ROOT / "arff_samples" / "oh0.wc.arff"
+    model = trained(folder, "counts-main", "--positive", "Ethics", data, *WORD_COUNT_CHAINS["bns"].split())
+    source, program = folder / "counts-main.c", folder / "counts-main"
+    assert run_filterkit("export", model, "--c", source).status == 0
+    subprocess.run([COMPILER, "-std=c99", "-O2", "-o", str(program), str(source), "-lm"], check=True)
+    for value in ("2", "2.5e0", "-.5", "?"):
+        read = subprocess.run([program], input=f"2:{value} 3:1\n".encode(), capture_output=True)
+        assert read.returncode == 0 and read.stdout.count(b"\t") == 1, (value, read.stderr)
+    for value in ("nan", "inf", "-infinity", "1e999", "0x1p3", "2x"):
+        refused = subprocess.run([program], input=f"2:1\n2:{value} 3:1\n".encode(), capture_output=True)
+        assert refused.returncode == 1 and b"row 2: not INDEX:VALUE pairs" in refused.stderr, value
 
 
 def test_a_stage_of_a_subclass_that_computes_otherwise_is_refused():

@@ -468,6 +468,16 @@ scorer_decide_line(const char *line, size_t n, double *decisions)
 /* A row written as svmlight writes one's values: INDEX:VALUE pairs separated by spaces or tabs, each INDEX an
  * attribute's 1-based position in the model's input header, each VALUE a number or ? (missing); the decision
  * values of decide_values.  -1 for a line that is not such pairs. */
+/* Whether [from, to) is written in decimal digits, signs, a point and exponents only. */
+static int
+scorer_decimal(const char *from, const char *to)
+{
+    for (; from < to; from++)
+        if (strchr("0123456789+-.eE", *from) == NULL)
+            return 0;
+    return 1;
+}
+
 static int
 scorer_decide_line(const char *line, size_t n, double *decisions)
 {
@@ -497,6 +507,9 @@ scorer_decide_line(const char *line, size_t n, double *decisions)
         if (end == at && *at == '?') {
             value = NAN;
             end = at + 1;
+        } else if (!scorer_decimal(at, end) || !isfinite(value)) {
+            code = -1; /* strtod's nan, inf, hexadecimal or a number past the doubles: not a value predict reads */
+            break;
         }
         if (end == at || (*end != '\0' && *end != ' ' && *end != '\t' && *end != '\r')) {
             code = -1;
