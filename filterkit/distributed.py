@@ -570,13 +570,20 @@ class DaskEngine:
         appears there unless every partition was written and ``before_publish()`` (e.g. saving the
         model) returned."""
         targets = output_targets(plan, folder)
+        made = not os.path.isdir(folder)
         os.makedirs(folder, exist_ok=True)
-        with self._writing(chain, plan, folder, form, comments) as (meter, parts):
-            meter.count = sum(results_in_order([future for _, future in parts], meter))
-            if before_publish is not None:
-                before_publish()
-            for (part, _), target in zip(parts, targets):
-                publish_file(target, part)
+        try:
+            with self._writing(chain, plan, folder, form, comments) as (meter, parts):
+                meter.count = sum(results_in_order([future for _, future in parts], meter))
+                if before_publish is not None:
+                    before_publish()
+                for (part, _), target in zip(parts, targets):
+                    publish_file(target, part)
+        except BaseException:
+            if made:
+                with contextlib.suppress(OSError):
+                    os.rmdir(folder)  # the folder this run made, empty when nothing was published
+            raise
 
     def _write_joined(
         self, chain: Chain, plan: Plan, stream, form: OutputForm, comments: list[str], output: OutputFile | None

@@ -425,6 +425,13 @@ def output_targets(plan: Plan, folder: str) -> list[OutputFile]:
     paths = [os.path.join(folder, partition.output_name) for partition in plan.partitions]
     if not os.path.isdir(folder):
         return [OutputFile(path, path, "replace", None) for path in paths]
+    names = {partition.output_name for partition in plan.partitions}
+    stale = sorted(name for name in os.listdir(folder) if name.endswith((".arff", ".arff.gz")) and name not in names)
+    if stale:
+        raise FilterkitError(
+            f"--output-dir {folder} holds {stale[0]}, which this run does not write: read back, the folder would not "
+            "be this output alone; empty it or give another folder"
+        )
     targets = [checked_output(path) for path in paths]
     for target in targets:
         for partition in plan.partitions:
@@ -442,7 +449,7 @@ def cut_at_line_ends(path: str, begin: int, end: int, count: int) -> list[tuple[
     number = 1
     with open(path, "rb") as handle:
         while number < count and cuts[-1] < end:
-            handle.seek(begin + size * number // count - 1)
+            handle.seek(max(begin, begin + size * number // count - 1))  # past more partitions than bytes: begin
             while (line := handle.readline(_BLOCK_BYTES)) and not line.endswith(b"\n"):
                 pass
             cuts.append(min(handle.tell(), end))

@@ -311,6 +311,39 @@ def test_output_dir_never_overwrites_an_input(on_dask, tmp_path):
     assert [p.read_bytes() for p in inputs] == before
 
 
+def test_output_dir_holding_another_run_s_parts_is_refused(on_dask, tmp_path):
+    """A second run of fewer partitions left the first run's later parts beside its own, and the folder read back
+    held their rows too (1,593 rows for oh0's 1,003), silently."""
+    out = tmp_path / "out"
+    first = on_dask("-q", "--partitions", "5", "--output-dir", out, *ETHICS, OH0, "l2")
+    assert first.status == 0, first.stderr
+    before = {path.name: path.read_bytes() for path in out.iterdir()}
+    second = on_dask("-q", "--partitions", "2", "--output-dir", out, *ETHICS, OH0, "l2")
+    assert second.status == 1 and f"--output-dir {out} holds part-00002.arff, which this run does not" in second.stderr
+    assert {path.name: path.read_bytes() for path in out.iterdir()} == before
+    again = on_dask("-q", "--partitions", "5", "--output-dir", out, *ETHICS, OH0, "l2")
+    assert again.status == 0 and {path.name: path.read_bytes() for path in out.iterdir()} == before
+
+
+def test_a_failed_output_dir_run_leaves_no_folder_it_made(on_dask, tmp_path):
+    rows = IRIS.read_text().split("@DATA\n", 1)
+    bad = tmp_path / "bad.arff"
+    bad.write_text(rows[0] + "@DATA\n" + rows[1].replace("6.2,3.4,5.4,2.3", "6.2,x,5.4,2.3"))
+    result = on_dask("-q", "--partitions", "3", "--output-dir", tmp_path / "made", bad, "l2")
+    assert result.status == 1 and "'x'" in result.stderr
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["bad.arff"]
+
+
+def test_more_partitions_than_bytes_of_json_lines_is_the_local_output(local, on_dask, tmp_path):
+    """Past 38 partitions of a 38-byte file the first cut sought byte -1: 'Invalid argument'."""
+    tiny = tmp_path / "tiny.jsonl"
+    tiny.write_text('{"a": 1, "c": "x"}\n{"a": 2, "c": "y"}\n')
+    for partitions in ("38", "39", "1000"):
+        result = on_dask("--partitions", partitions, "-o", tmp_path / "d.arff", tiny, "l2")
+        assert result.status == 0, result.stderr
+        assert (tmp_path / "d.arff").read_bytes() == local(tiny, [], ["l2"])
+
+
 def test_saved_model_is_the_local_one_and_apply_reproduces_the_output(run_filterkit, on_dask, tmp_path):
     chain = ["shape", "bns", "select", "--top", "200", "l2"]
     local = run_filterkit("--save-model", tmp_path / "local.json", *ETHICS, OH0, *chain)
