@@ -73,6 +73,33 @@ def machine_cores() -> int:
     return os.cpu_count() or 1
 
 
+def _scheduler_client(distributed, scheduler: str):
+    """A client of the scheduler at ``scheduler``, connected within twice Dask's connect timeout (Dask's client waited
+    for good on a listener that never answered its handshake); FilterkitError naming an address that is none
+    (``foo``, ``http://…``), or where nothing answers as a scheduler (another service's bytes)."""
+    import dask
+
+    deadline = 2 * dask.utils.parse_timedelta(dask.config.get("distributed.comm.timeouts.connect"), default="s")
+    made: dict[str, Any] = {}
+
+    def connect() -> None:
+        try:
+            made["client"] = distributed.Client(scheduler)
+        except Exception as error:  # any: a bad address, or bytes that are not Dask's protocol
+            made["error"] = error
+
+    if not scheduler.strip():
+        raise FilterkitError("--scheduler is empty: give the scheduler's address (tcp://HOST:8786)")
+    thread = threading.Thread(target=connect, name="filterkit-dask-connect", daemon=True)
+    thread.start()
+    thread.join(deadline)
+    if thread.is_alive() or "client" not in made:
+        why = f"nothing answered as one within {deadline:g} s" if thread.is_alive() else made.get("error")
+        why = f"{type(why).__name__}: {why}" if isinstance(why, Exception) else why
+        raise FilterkitError(f"no Dask scheduler with workers at {scheduler} ({why})")
+    return made["client"]
+
+
 def import_distributed():
     """The ``dask.distributed`` module; FilterkitError naming the extra to install if missing."""
     try:
@@ -372,8 +399,8 @@ class DaskEngine:
                 ):
                     client = stack.enter_context(_local_client(distributed, workers))
             else:
+                client = stack.enter_context(_scheduler_client(distributed, scheduler))
                 try:
-                    client = stack.enter_context(distributed.Client(scheduler))
                     client.wait_for_workers(1, timeout=60)
                 except (OSError, TimeoutError) as error:
                     raise FilterkitError(f"no Dask scheduler with workers at {scheduler} ({error})") from None

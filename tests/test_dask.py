@@ -8,11 +8,13 @@ installed (``pip install 'filterkit-arff[dask]'``).
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import os
 import re
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -342,6 +344,47 @@ def test_more_partitions_than_bytes_of_json_lines_is_the_local_output(local, on_
         result = on_dask("--partitions", partitions, "-o", tmp_path / "d.arff", tiny, "l2")
         assert result.status == 0, result.stderr
         assert (tmp_path / "d.arff").read_bytes() == local(tiny, [], ["l2"])
+
+
+@pytest.mark.parametrize(
+    ("address", "words"),
+    [
+        ("foo", "(ValueError: missing port number in address 'foo')"),
+        ("http://127.0.0.1:1", "(ValueError: unknown address scheme 'http'"),
+        ("tcp://127.0.0.1:notaport", "(ValueError: invalid literal for int()"),
+        ("silent", "(nothing answered as one within 2 s)"),
+        ("banner", "no Dask scheduler with workers at tcp://127.0.0.1:"),
+        ("", "--scheduler is empty: give the scheduler's address"),
+    ],
+)
+def test_a_scheduler_address_that_is_none_or_does_not_answer_is_one_error_line(
+    run_filterkit, dask_distributed, tmp_path, address, words
+):
+    """Each was a traceback, or (a listener that never answers) a wait for good."""
+    import socket
+
+    import dask
+
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(4)
+    answering = threading.Thread(target=_ssh_banners, args=(listener,), daemon=True)
+    if address == "banner":
+        answering.start()
+    address = {"silent": "tcp://127.0.0.1:%d", "banner": "tcp://127.0.0.1:%d"}.get(address, address)
+    address = address % listener.getsockname()[1] if "%d" in address else address
+    with dask.config.set({"distributed.comm.timeouts.connect": "1s"}), contextlib.closing(listener):
+        result = run_filterkit("--engine", "dask", "--scheduler", address, "-o", tmp_path / "x.arff", IRIS, "l2")
+    assert result.status == 1 and words in result.stderr, result.stderr
+    assert len(result.stderr.splitlines()) == 1 and not (tmp_path / "x.arff").exists()
+
+
+def _ssh_banners(listener) -> None:
+    """Answer every connection with another service's bytes (an SSH banner), as a mistyped port may."""
+    with contextlib.suppress(OSError):
+        while True:
+            connection, _ = listener.accept()
+            connection.sendall(b"SSH-2.0-OpenSSH_9.2p1 Debian-2\r\n" * 4)
 
 
 def test_saved_model_is_the_local_one_and_apply_reproduces_the_output(run_filterkit, on_dask, tmp_path):
