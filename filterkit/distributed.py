@@ -38,6 +38,7 @@ from filterkit import kept_on_workers
 from filterkit.allocator import DASK_WORKER_ENVIRONMENT, worker_environment
 from filterkit.arff.header import format_header
 from filterkit.arff.writer import ArffWriter
+from filterkit.dask_connection import absolute_provenance, plugin_digest, plugin_files, scheduler_client
 from filterkit.dask_futures import result_of, results_in_order, shared_value, spread
 from filterkit.errors import DASK_INSTALL_HINT, FilterkitError
 from filterkit.formats import ARFF, FormatOptions, format_of, registered
@@ -71,33 +72,6 @@ def machine_cores() -> int:
     if hasattr(os, "sched_getaffinity"):
         return len(os.sched_getaffinity(0))
     return os.cpu_count() or 1
-
-
-def _scheduler_client(distributed, scheduler: str):
-    """A client of the scheduler at ``scheduler``, connected within twice Dask's connect timeout (Dask's client waited
-    for good on a listener that never answered its handshake); FilterkitError naming an address that is none
-    (``foo``, ``http://…``), or where nothing answers as a scheduler (another service's bytes)."""
-    import dask
-
-    deadline = 2 * dask.utils.parse_timedelta(dask.config.get("distributed.comm.timeouts.connect"), default="s")
-    made: dict[str, Any] = {}
-
-    def connect() -> None:
-        try:
-            made["client"] = distributed.Client(scheduler)
-        except Exception as error:  # any: a bad address, or bytes that are not Dask's protocol
-            made["error"] = error
-
-    if not scheduler.strip():
-        raise FilterkitError("--scheduler is empty: give the scheduler's address (tcp://HOST:8786)")
-    thread = threading.Thread(target=connect, name="filterkit-dask-connect", daemon=True)
-    thread.start()
-    thread.join(deadline)
-    if thread.is_alive() or "client" not in made:
-        why = f"nothing answered as one within {deadline:g} s" if thread.is_alive() else made.get("error")
-        why = f"{type(why).__name__}: {why}" if isinstance(why, Exception) else why
-        raise FilterkitError(f"no Dask scheduler with workers at {scheduler} ({why})")
-    return made["client"]
 
 
 def import_distributed():
@@ -199,13 +173,26 @@ def _model_of(recipe: ModelRecipe):
     return cached[1]
 
 
-#: The plugin registry, loaded once per worker process.
-_registry = functools.cache(load_plugins)
+#: The plugin registry, loaded once per worker process and ``--plugins-dir`` files' stamps.
+_registry_of = functools.cache(lambda plugins_dir, stamps: load_plugins(plugins_dir))
+
+
+def _registry(plugins_dir: str | None):
+    """The worker's plugin registry, loaded again when a ``--plugins-dir`` file changed since (it ran the old code
+    for as long as the worker lived)."""
+    return _registry_of(plugins_dir, plugin_files(plugins_dir, _stamp))
+
+
+def _stamp(path: str) -> tuple[int, int, int]:
+    """What changes when a file is written: its size, modification time and inode (a file replaced)."""
+    found = os.stat(path)
+    return found.st_size, found.st_mtime_ns, found.st_ino
 
 
 def worker_inventory(plugins_dir: str | None) -> dict:
-    """What a worker runs: its filterkit version and, per stage and per classifier, the plugin, distribution
-    and version it comes from (what :meth:`DaskEngine.check_workers` compares with the client's)."""
+    """What a worker runs: its filterkit version, the digest of the ``--plugins-dir`` files it reads and, per stage
+    and per classifier, the plugin, distribution and version it comes from (what :meth:`DaskEngine.check_workers`
+    compares with the client's)."""
     registry = _registry(plugins_dir)
 
     def provenances(table) -> dict:
@@ -213,6 +200,7 @@ def worker_inventory(plugins_dir: str | None) -> dict:
 
     return {
         "filterkit": __version__,
+        "plugins_digest": plugin_digest(plugins_dir),
         "stages": provenances(registry.stages),
         "classifiers": provenances(registry.classifiers),
     }
@@ -399,7 +387,7 @@ class DaskEngine:
                 ):
                     client = stack.enter_context(_local_client(distributed, workers))
             else:
-                client = stack.enter_context(_scheduler_client(distributed, scheduler))
+                client = stack.enter_context(scheduler_client(distributed, scheduler))
                 try:
                     client.wait_for_workers(1, timeout=60)
                 except (OSError, TimeoutError) as error:
@@ -444,14 +432,20 @@ class DaskEngine:
                 f"the Dask scheduler {runs}, the client {__version__}; it reads every task, so install the "
                 "client's version there too"
             )
-        wanted = [("stage", stage.name, stage.provenance) for stage in chain.stages]
+        wanted = [("stage", stage.name, absolute_provenance(stage.provenance)) for stage in chain.stages]
         if classifier is not None:
-            wanted.append(("classifier", classifier.name, classifier.provenance))
+            wanted.append(("classifier", classifier.name, absolute_provenance(classifier.provenance)))
+        digest = plugin_digest(self.plugins_dir)
         for worker, inventory in sorted(self.client.run(worker_inventory, self.plugins_dir).items()):
             if inventory["filterkit"] != __version__:
                 raise FilterkitError(
                     f"Dask worker {worker} runs filterkit {inventory['filterkit']}, the client {__version__}; "
                     "install the same version everywhere"
+                )
+            if inventory["plugins_digest"] != digest:
+                raise FilterkitError(
+                    f"Dask worker {worker} reads other plugin files in --plugins-dir {self.plugins_dir} than the "
+                    "client (another copy of the folder, or a file being written): the same files everywhere"
                 )
             for kind, name, mine in wanted:
                 theirs = inventory[f"{kind}s"].get(name)

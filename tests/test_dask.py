@@ -387,6 +387,46 @@ def _ssh_banners(listener) -> None:
             connection.sendall(b"SSH-2.0-OpenSSH_9.2p1 Debian-2\r\n" * 4)
 
 
+TIMES = """
+from filterkit.hookspecs import hookimpl
+from filterkit.schema import Chunk
+from filterkit.stage import Stage
+
+FACTOR = {factor}
+
+
+class Times(Stage):
+    name = "times"
+    summary = "Multiply every value by FACTOR (test fixture)."
+
+    def transform(self, chunk):
+        values = chunk.dense_values().copy()
+        values[:, self.features] *= FACTOR
+        return Chunk(values, chunk.text, chunk.weights)
+
+
+@hookimpl
+def register_stages(register):
+    register(Times)
+"""
+
+
+def test_a_relative_plugins_dir_and_an_edited_plugin_run_as_the_client_runs_them(
+    run_filterkit, on_dask, tmp_path, monkeypatch
+):
+    """A relative --plugins-dir was refused (the workers load it by its absolute path, and the names differed), and
+    a worker kept running a plugin as it was before an edit, silently (the other factor's numbers)."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "plug").mkdir()
+    for factor in ("10.0", "1000.0"):
+        (tmp_path / "plug" / "times.py").write_text(TIMES.format(factor=factor))
+        local = run_filterkit("-o", "local.arff", IRIS, "times", plugins_dir="plug")
+        dask = on_dask("-o", "dask.arff", IRIS, "times", plugins_dir="plug")
+        assert (local.status, dask.status) == (0, 0), local.stderr + dask.stderr
+        assert (tmp_path / "dask.arff").read_bytes() == (tmp_path / "local.arff").read_bytes()
+        assert f"{5.1 * float(factor):g}".encode() in (tmp_path / "dask.arff").read_bytes()
+
+
 def test_saved_model_is_the_local_one_and_apply_reproduces_the_output(run_filterkit, on_dask, tmp_path):
     chain = ["shape", "bns", "select", "--top", "200", "l2"]
     local = run_filterkit("--save-model", tmp_path / "local.json", *ETHICS, OH0, *chain)

@@ -23,8 +23,8 @@ def chain_of(*names, plugins_dir=None) -> Chain:
     return Chain([registry.make_stage(name, {}) for name in names])
 
 
-def engine_with(inventories: dict) -> DaskEngine:
-    return DaskEngine(InventoryClient(inventories), None, 1000)
+def engine_with(inventories: dict, plugins_dir=None) -> DaskEngine:
+    return DaskEngine(InventoryClient(inventories), plugins_dir, 1000)
 
 
 def test_workers_with_the_client_s_plugins_pass():
@@ -35,9 +35,9 @@ def test_workers_with_the_client_s_plugins_pass():
 def test_a_worker_lacking_a_plugin_stage_is_named():
     chain = chain_of("l2", "meanscale", plugins_dir=STAGES_DIR)
     full = worker_inventory(str(STAGES_DIR))
-    lacking = worker_inventory(None)
+    lacking = {**worker_inventory(None), "plugins_digest": full["plugins_digest"]}
     with pytest.raises(FilterkitError) as raised:
-        engine_with({"tcp://a:1": full, "tcp://b:2": lacking}).check_workers(chain)
+        engine_with({"tcp://a:1": full, "tcp://b:2": lacking}, str(STAGES_DIR)).check_workers(chain)
     assert str(raised.value) == (
         "Dask worker tcp://b:2 has no stage 'meanscale' "
         f"(the client has it from plugin 'meanscale ({STAGES_DIR / 'meanscale.py'})', "
@@ -55,6 +55,19 @@ def test_a_worker_with_another_version_of_a_plugin_is_named():
         f"the client from plugin 'normalizers', distribution 'filterkit-arff {filterkit.__version__}'; "
         "install the same version everywhere"
     )
+
+
+def test_a_worker_reading_other_plugin_files_is_named(tmp_path):
+    """A worker that ran a --plugins-dir plugin as it was before an edit (or read another copy of the folder)
+    passed, for its plugin's name and folder were the client's."""
+    (tmp_path / "meanscale.py").write_bytes((STAGES_DIR / "meanscale.py").read_bytes())
+    chain = chain_of("meanscale", plugins_dir=tmp_path)
+    before = worker_inventory(str(tmp_path))
+    engine_with({"tcp://a:1": before}, str(tmp_path)).check_workers(chain)
+    (tmp_path / "meanscale.py").write_bytes((STAGES_DIR / "meanscale.py").read_bytes() + b"# edited\n")
+    with pytest.raises(FilterkitError, match=r"^Dask worker tcp://a:1 reads other plugin files in --plugins-dir "):
+        engine_with({"tcp://a:1": before}, str(tmp_path)).check_workers(chain)
+    assert worker_inventory(str(tmp_path))["plugins_digest"] != before["plugins_digest"]  # read again
 
 
 def test_a_worker_with_another_filterkit_is_named():
