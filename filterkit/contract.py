@@ -12,6 +12,7 @@ stage declares ``changes_class``).  The schema rules are checked once per pass
 
 from __future__ import annotations
 
+import pickle
 import reprlib
 import signal
 from dataclasses import dataclass
@@ -93,7 +94,9 @@ def declared(stage, attribute: str, declaration: Declared = DECLARED_BOOL) -> An
 
 
 def called(origin: str, step: str, function, *args):
-    """``function(*args)``, a crash of the plugin (:func:`plugin_fault`) becoming a FilterkitError naming ``origin``."""
+    """``function(*args)``, a crash of the plugin (:func:`plugin_fault`) becoming a FilterkitError naming ``origin``,
+    caused by the crash where pickle can take it (a Dask task's error crosses with its cause, and one that cannot
+    had come back as a bare ``Exception``: a traceback)."""
     try:
         return function(*args)
     except FilterkitError:
@@ -101,7 +104,17 @@ def called(origin: str, step: str, function, *args):
     except BaseException as error:
         if not plugin_fault(error):
             raise
-        raise FilterkitError(f"{origin} failed during {step}: {type(error).__name__}: {error}") from error
+        fault = FilterkitError(f"{origin} failed during {step}: {type(error).__name__}: {error}")
+        cause = error if _pickles(error) else None
+    raise fault from cause  # outside the handler: no context that pickle cannot take
+
+
+def _pickles(error: BaseException) -> bool:
+    try:
+        pickle.loads(pickle.dumps(error))
+    except Exception:
+        return False
+    return True
 
 
 def broken(stage, step: str, what: str) -> ContractError:

@@ -1,6 +1,7 @@
 """How a client of the Dask engine (:mod:`filterkit.distributed`) reaches a scheduler, and what it compares with
 its workers: a client connected within a deadline (an address that is none, or a listener that never answers, is
-one error), the ``--plugins-dir`` files every process reads, and a plugin's provenance as the workers load it."""
+one error), the ``--plugins-dir`` files every process reads, a plugin's provenance as the workers load it, and why a
+chain could not be sent to them."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import os
 import threading
 from typing import Any, Callable
 
+from filterkit.contract import stage_origin
 from filterkit.errors import FilterkitError
 from filterkit.stage import Provenance
 
@@ -68,3 +70,23 @@ def plugin_digest(plugins_dir: str | None) -> str:
             return handle.read()
 
     return hashlib.sha256(repr(plugin_files(plugins_dir, contents)).encode()).hexdigest()
+
+
+def unsendable(chain, error: Exception) -> str:
+    """Why ``chain``'s recipe could not be sent to the workers: the first fitted stage whose state pickle cannot take
+    (a local run keeps it in its process), else Dask's ``error``."""
+    from distributed.protocol import pickle as dask_pickle
+
+    for stage in chain.stages:
+        try:
+            state = stage.state()
+        except Exception:
+            continue  # not fitted yet
+        try:
+            dask_pickle.dumps(state)
+        except Exception as unpickled:
+            return (
+                f"{stage_origin(stage)}: its fitted state cannot be sent to the Dask workers "
+                f"({type(unpickled).__name__}: {unpickled}): run it with --engine local"
+            )
+    return f"the chain cannot be sent to the Dask workers ({type(error).__name__}: {error})"

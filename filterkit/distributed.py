@@ -38,7 +38,7 @@ from filterkit import kept_on_workers
 from filterkit.allocator import DASK_WORKER_ENVIRONMENT, worker_environment
 from filterkit.arff.header import format_header
 from filterkit.arff.writer import ArffWriter
-from filterkit.dask_connection import absolute_provenance, plugin_digest, plugin_files, scheduler_client
+from filterkit.dask_connection import absolute_provenance, plugin_digest, plugin_files, scheduler_client, unsendable
 from filterkit.dask_futures import result_of, results_in_order, shared_value, spread
 from filterkit.errors import DASK_INSTALL_HINT, FilterkitError
 from filterkit.formats import ARFF, FormatOptions, format_of, registered
@@ -687,7 +687,10 @@ class DaskEngine:
         rows advance."""
         self.keeping = True
         topic = f"filterkit-rows-{uuid.uuid4().hex}" if self.progress.enabled else None
-        shared = self.client.submit(shared_value, shared_as(self.recipe(chain, plan, fitting, topic)), pure=False)
+        try:
+            shared = self.client.submit(shared_value, shared_as(self.recipe(chain, plan, fitting, topic)), pure=False)
+        except Exception as error:  # Dask's serialization of the recipe: a plugin's state that pickle cannot take
+            raise FilterkitError(unsendable(chain, error)) from None
         spread(self.client, shared)
         with self.progress.step(label, items=self.rows) as meter, contextlib.ExitStack() as stack:
             if topic is not None:

@@ -427,6 +427,78 @@ def test_a_relative_plugins_dir_and_an_edited_plugin_run_as_the_client_runs_them
         assert f"{5.1 * float(factor):g}".encode() in (tmp_path / "dask.arff").read_bytes()
 
 
+UNPICKLED = """
+import threading
+
+from filterkit.hookspecs import hookimpl
+from filterkit.stage import Stage
+
+
+class OddError(Exception):
+    def __init__(self, what, number):
+        super().__init__(what)
+        self.lock = threading.Lock()
+
+
+class Odd(Stage):
+    name = "odd"
+    summary = "Fail with an error pickle cannot take (test fixture)."
+
+    def transform(self, chunk):
+        raise OddError("odd", 2)
+
+
+class Locked(Stage):
+    name = "locked"
+    summary = "Keep a state pickle cannot take (test fixture)."
+    learns = True
+
+    def new_statistics(self):
+        return 0
+
+    def accumulate(self, statistics, chunk):
+        return statistics + chunk.n_rows
+
+    def merge(self, first, second):
+        return first + second
+
+    def finalize(self, statistics):
+        self.lock = threading.Lock()
+
+    def transform(self, chunk):
+        return chunk
+
+    def state(self):
+        return {"lock": self.lock}
+
+    def load_state(self, state):
+        self.lock = state["lock"]
+
+
+@hookimpl
+def register_stages(register):
+    register(Odd)
+    register(Locked)
+"""
+
+
+@pytest.mark.parametrize(
+    ("stage", "words"),
+    [
+        ("odd", "stage 'odd' (plugin 'unpickled ("),
+        ("locked", "its fitted state cannot be sent to the Dask workers (TypeError: cannot pickle '_thread.lock'"),
+    ],
+)
+def test_what_pickle_cannot_take_from_a_plugin_is_one_error_line(on_dask, tmp_path, stage, words):
+    """An error whose cause pickle cannot take came back as a bare Exception, and a state pickle cannot take failed
+    in Dask's serialization: each a traceback."""
+    (tmp_path / "plug").mkdir()
+    (tmp_path / "plug" / "unpickled.py").write_text(UNPICKLED)
+    result = on_dask("--partitions", "2", "-o", tmp_path / "x.arff", IRIS, stage, "l2", plugins_dir=tmp_path / "plug")
+    assert result.status == 1 and words in result.stderr, result.stderr
+    assert len(result.stderr.splitlines()) == 1 and not (tmp_path / "x.arff").exists()
+
+
 def test_saved_model_is_the_local_one_and_apply_reproduces_the_output(run_filterkit, on_dask, tmp_path):
     chain = ["shape", "bns", "select", "--top", "200", "l2"]
     local = run_filterkit("--save-model", tmp_path / "local.json", *ETHICS, OH0, *chain)
