@@ -15,6 +15,7 @@ from __future__ import annotations
 import pickle
 import reprlib
 import signal
+import threading
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -42,8 +43,11 @@ def plugin_fault(error: BaseException) -> bool:
     """Whether ``error``, raised out of a plugin's code, is the plugin's fault: any exception,
     ``SystemExit`` and ``GeneratorExit`` too, and a ``KeyboardInterrupt`` no signal raised (the console
     script handles SIGTERM until a stopping signal comes; a program with Python's handlers gets Ctrl-C; a
-    process that ignores Ctrl-C and has no Python handler for SIGTERM, as a ``--jobs`` worker, gets none)."""
+    process that ignores Ctrl-C and has no Python handler for SIGTERM, as a ``--jobs`` worker, gets none; nor does
+    a thread but the main one, where Python runs every signal handler: a Dask worker's task threads)."""
     if isinstance(error, KeyboardInterrupt):
+        if threading.current_thread() is not threading.main_thread():
+            return True
         terminate = signal.getsignal(signal.SIGTERM)
         unraised = signal.getsignal(signal.SIGINT) is signal.SIG_IGN and terminate is not signal.SIG_IGN
         return callable(terminate) or unraised

@@ -135,6 +135,23 @@ def test_a_keyboard_interrupt_a_stage_raises_in_a_fold_is_its_fault_whatever_the
     assert "failed during transform: KeyboardInterrupt" in result.stderr
 
 
+def test_a_keyboard_interrupt_raised_in_another_thread_than_the_main_one_is_the_plugin_s():
+    """Python runs signal handlers in the main thread only: in a Dask worker's task thread an interrupt is the
+    plugin's, which had ended the worker process (four of a shared cluster's, one after the other)."""
+    import threading
+
+    from filterkit.contract import plugin_fault
+
+    found = []
+    with pytest.MonkeyPatch.context() as patch:  # as in a --jobs-less program with Python's own Ctrl-C handler
+        handlers = {signal.SIGINT: signal.default_int_handler, signal.SIGTERM: signal.SIG_DFL}
+        patch.setattr(signal, "getsignal", handlers.get)
+        thread = threading.Thread(target=lambda: found.append(plugin_fault(KeyboardInterrupt())))
+        thread.start()
+        thread.join()
+        assert found == [True] and not plugin_fault(KeyboardInterrupt())
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("exception", sorted(RAISED))
 def test_the_console_script_exits_1_when_a_stage_exits(exception, tmp_path, filterkit_script):
