@@ -175,6 +175,7 @@ def train(
         refuse_unfitting_costs(settings.classifier, settings.classifier_params, dataset.labels, settings.multiclass)
         several = task == MULTICLASS_TASK and present_classes(dataset) > 2
         search = resolved_search(search, chains, several, classifier_class)
+        refuse_inner_folds_of_flat(search, settings.classifier_params)
         if chains is None:
             chains = default_candidates(dataset.schema, registry, several, search)
         lent = _lent_workers(jobs, engine, dataset.data.n_rows, _first_pool_fits(chains, search, candidate_folds))
@@ -260,6 +261,17 @@ def resolved_search(search: str, chains: list[ChainSpec] | None, several: bool, 
         return search
     searched = chains is None or len(chains) > 1
     return "flat" if searched and several and searches_flat(classifier_class) else "nested"
+
+
+def refuse_inner_folds_of_flat(search: str, classifier_params: dict) -> None:
+    """FilterkitError for ``--svm-inner-folds`` given to the flat search, which scores each C on the candidates'
+    folds and has no inner ones (the model recorded the folds given, unused)."""
+    if search == "flat" and classifier_params.get("inner_folds") is not None:
+        raise FilterkitError(
+            f"--svm-inner-folds {classifier_params['inner_folds']}: the flat search (--search flat, and auto's on "
+            "more than two classes) scores each C on the candidates' folds (--folds), with no inner ones: leave it "
+            "out, or give --search nested"
+        )
 
 
 def searches_flat(classifier_class) -> bool:

@@ -20,7 +20,9 @@ pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("dask_distributed")]  # 
 IRIS = REAL / "iris.arff"
 GRAIN_SAMPLE = REAL / "reuters_grain_sample.arff"
 REUTERS = Path(__file__).parent / "data" / "multilabel" / "reuters-grain-corn.arff"
-FAST = ("--folds", "3", "--svm-c-values", "0.1,1,10", "--svm-inner-folds", "3")
+FAST = ("--folds", "3", "--svm-c-values", "0.1,1,10")
+#: Inner folds, which the nested search has and the flat one (--search flat, auto's on k classes) refuses.
+INNER = ("--svm-inner-folds", "3")
 USER_CHAINS = ("--compare", "words --lowercase l2", "words --lowercase bns l2")
 
 
@@ -30,7 +32,8 @@ def models(run_filterkit, folder: Path, engines: dict, options: tuple, data: Pat
     written = {}
     for engine, placed in engines.items():
         path = folder / f"{engine}.json"
-        arguments = (*FAST, *options, *placed, *chains[:1], data, *chains[1:])
+        inner = () if "flat" in options or options == ("--multiclass",) else INNER
+        arguments = (*FAST, *inner, *options, *placed, *chains[:1], data, *chains[1:])
         result = run_filterkit("train", "-q", "-o", path, *arguments)
         assert result.status == 0, (engine, result.stderr)
         written[engine] = path.read_bytes()
@@ -83,7 +86,7 @@ def test_one_chain_and_the_nested_search_start_no_cluster(run_filterkit, tmp_pat
     model = tmp_path / "m.json"
     # No scheduler listens here: the one chain is fitted on the client, with nothing to score.
     result = run_filterkit(
-        "train", "-q", "-o", model, *FAST, *on_scheduler("tcp://127.0.0.1:1"), "--multiclass", IRIS, "l2"
+        "train", "-q", "-o", model, *FAST, *INNER, *on_scheduler("tcp://127.0.0.1:1"), "--multiclass", IRIS, "l2"
     )
     assert result.status == 0, result.stderr
     assert json.loads(model.read_text())["classifier"]["chain"] == "l2"
@@ -124,7 +127,7 @@ def test_a_library_call_on_dask_trains_the_local_model(tmp_path):
     from filterkit.training import train
 
     registry = load_plugins()
-    settings = Settings(multiclass=True, classifier_params={"c_values": "0.1,1", "inner_folds": 2})
+    settings = Settings(multiclass=True, classifier_params={"c_values": "0.1,1"})  # flat: no inner folds
     chains = [ChainSpec("l2", [("l2", {})]), ChainSpec("minmax", [("minmax", {})])]
     saved = []
     for engine in ("local", "dask"):
@@ -137,7 +140,7 @@ def test_a_library_call_on_dask_trains_the_local_model(tmp_path):
 def test_the_public_train_reaches_the_engine_and_the_flat_search(tmp_path):
     import filterkit
 
-    options = {"multiclass": True, "classifier_params": {"c_values": "0.1,1", "inner_folds": 2}}
+    options = {"multiclass": True, "classifier_params": {"c_values": "0.1,1"}}  # flat: no inner folds
     saved = {}
     for name, placed in {"local": {}, "dask": {"engine": "dask", "workers": 2}, "jobs": {"jobs": 2}}.items():
         filterkit.train(str(IRIS), ["l2", "minmax"], **placed, **options).save(str(tmp_path / f"{name}.json"))

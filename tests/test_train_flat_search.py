@@ -24,7 +24,8 @@ OH0 = REAL / "oh0.wc.arff"
 GRAIN_SAMPLE = REAL / "reuters_grain_sample.arff"
 LABEL_SET = Path(__file__).parent / "data" / "multilabel" / "reuters-grain-corn.arff"
 GRID = (0.1, 1.0, 10.0)
-FAST = ("--svm-c-values", "0.1,1,10", "--svm-inner-folds", "3")
+FAST = ("--svm-c-values", "0.1,1,10")  # the flat search has no inner folds (--svm-inner-folds is refused)
+NESTED_FAST = (*FAST, "--svm-inner-folds", "3")
 
 
 def flat_model(run_filterkit, tmp_path: Path, data: Path, task: tuple, chains: tuple, *options) -> dict:
@@ -166,7 +167,7 @@ def test_the_kept_chain_is_fitted_at_its_one_c_and_calibrated_on_the_search_s_ow
     one_c = tmp_path / "one-c.json"
     typed = f"{kept['C']:g}"
     result = run_filterkit(
-        "train", "-q", "-o", one_c, *FAST, "--svm-c-values", typed, *task, data, *section["chain"].split()
+        "train", "-q", "-o", one_c, *NESTED_FAST, "--svm-c-values", typed, *task, data, *section["chain"].split()
     )
     assert result.status == 0, result.stderr
     nested = json.loads(one_c.read_text())["classifier"]
@@ -252,7 +253,8 @@ def test_the_default_search_is_flat_for_several_candidates_on_k_classes_and_nest
     for search in ("auto", "nested", "flat"):
         model = tmp_path / f"{search}.json"
         named = () if search == "auto" else ("--search", search)
-        result = run_filterkit("train", "-q", "-o", model, *FAST, *named, *task, *chains_of(OH0, chains))
+        fast = NESTED_FAST if (meant if search == "auto" else search) == "nested" else FAST
+        result = run_filterkit("train", "-q", "-o", model, *fast, *named, *task, *chains_of(OH0, chains))
         assert result.status == 0, result.stderr
         written[search] = model.read_bytes()
     assert written["auto"] == written[meant]
@@ -280,6 +282,16 @@ def test_flat_search_refuses_what_it_cannot_search_in_one_line(run_filterkit, tm
     (line,) = result.stderr.splitlines()
     assert message in line
     assert not model.exists()
+
+
+@pytest.mark.parametrize("search", [("--search", "flat"), ()], ids=["flat", "auto-on-k-classes"])
+def test_inner_folds_given_to_the_flat_search_are_refused(run_filterkit, tmp_path, search):
+    """The flat search has no inner folds: --svm-inner-folds changed nothing, and the model recorded it as given."""
+    model = tmp_path / "model.json"
+    chains = ("--multiclass", "--compare", OH0, "binarize l2", "l2")
+    result = run_filterkit("train", "-q", "-o", model, *NESTED_FAST, *search, *chains)
+    assert result.status == 1 and not model.exists()
+    assert "--svm-inner-folds 3: the flat search" in result.stderr and "give --search nested" in result.stderr
 
 
 def test_flat_search_counts_a_step_per_candidate_and_fold_and_warns_each_candidate_once(run_filterkit, tmp_path):

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import itertools
+import json
 import re
 from pathlib import Path
 
@@ -149,3 +150,17 @@ def test_label_set_candidates_warn_once_each_as_single_label_ones_do(tmp_path):
         f"candidate 2 of 2 'words bns l2', fold 1: {renaming}",
         renaming,
     ]
+
+
+def test_a_class_of_one_training_row_is_warned_of_as_the_search_and_sigmoid_it_costs(run_filterkit, tmp_path):
+    """Too few rows for inner folds: C was the grid's first and platt-cv fitted no sigmoid, with no word said."""
+    data = tmp_path / "tiny.arff"
+    data.write_text('@relation r\n@attribute Text string\n@attribute c {a,b}\n@data\n"x y",a\n"y z",a\n"x",b\n')
+    model = tmp_path / "model.json"
+    result = run_filterkit("train", "-q", "-o", model, "--svm-c-values", "0.1,1", data, "words", "l2")
+    assert result.status == 0, result.stderr
+    assert result.stderr == (
+        "filterkit: warning: a class has one training row, too few for inner folds: C is the grid's first (0.1), "
+        "not searched, and no Platt sigmoid or threshold was fitted (the margin's sign decides)\n"
+    )
+    assert "sigmoids" not in json.loads(model.read_text())["classifier"]["state"]

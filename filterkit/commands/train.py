@@ -219,6 +219,7 @@ def train(ctx, input_path, words, model_path, compare, folds, seed, jobs, search
         search=search,
         **placed,
     )
+    _warn_without_inner_folds(model.section, progress)
     for candidate in model.section.get("candidates", ()):
         kept = "kept" if candidate["chain"] == model.section["chain"] else "    "
         second = next(key for key in ("f1", "macro_f1") if key in candidate)
@@ -228,3 +229,15 @@ def train(ctx, input_path, words, model_path, compare, folds, seed, jobs, search
             f"{picked}) '{one_line(candidate['chain'])}'\n"
         )
     model.save(model_path)
+
+
+def _warn_without_inner_folds(section: dict, progress: Progress) -> None:
+    """A warning where the final fit had no inner cross-validation (a class of one training row): its C is the
+    grid's first, unsearched, and ``platt-cv`` fitted no sigmoid (the margin's sign decides, no threshold cut)."""
+    fitted = section.get("fitted", {})
+    if fitted.get("inner_folds", 2) < 2 and section.get("search") != "flat":
+        chosen = f" ({fitted['C']:g})" if isinstance(fitted.get("C"), (int, float)) else ""
+        progress.warning(
+            f"a class has one training row, too few for inner folds: C is the grid's first{chosen}, not searched, "
+            "and no Platt sigmoid or threshold was fitted (the margin's sign decides)"
+        )
