@@ -228,3 +228,33 @@ def test_dask_reads_json_lines_as_the_local_run(dask_scheduler, tmp_path, case):
             on_dask()
     assert (error.value.path, error.value.line) == (str(path), 151)
     assert not (tmp_path / "dask.arff").exists()
+
+
+def test_a_wide_sparse_chunk_is_written_a_block_of_rows_at_a_time_as_the_same_bytes(monkeypatch):
+    """The writer had made the whole chunk dense and joined its every line at once: 3 GB for oh0 shaped one-vs-rest
+    (1,003 rows × 31,821 columns), where the ARFF and CSV writers hold a block of about a million cells."""
+    import io
+
+    import scipy.sparse as sp
+
+    from filterkit.formats import jsonl
+    from filterkit.schema import NUMERIC, Attribute, Chunk, Schema
+
+    width, rows = 2_000, 300
+    schema = Schema("wide", tuple(Attribute(f"w{j}", NUMERIC) for j in range(width)))
+    chunk = Chunk(sp.random(rows, width, density=0.001, format="csr", random_state=1), {})
+
+    def written(cells: int) -> bytes:
+        monkeypatch.setattr(jsonl, "_BLOCK_CELLS", cells)
+        stream = io.BytesIO()
+        jsonl.JsonLinesWriter(stream, schema, FormatOptions(None)).write(chunk)
+        return stream.getvalue()
+
+    whole = written(rows * width)
+    assert written(width * 7) == whole and whole.count(b"\n") == rows
+    discarded = type("Discarded", (), {"write": lambda self, data: None})()
+    monkeypatch.setattr(jsonl, "_BLOCK_CELLS", width * 7)
+    blocked = _peak(lambda: jsonl.JsonLinesWriter(discarded, schema, FormatOptions(None)).write(chunk))
+    monkeypatch.setattr(jsonl, "_BLOCK_CELLS", rows * width)
+    at_once = _peak(lambda: jsonl.JsonLinesWriter(discarded, schema, FormatOptions(None)).write(chunk))
+    assert blocked * 10 < at_once, (blocked, at_once)

@@ -114,3 +114,32 @@ def test_csv_of_as_many_columns_as_the_attribute_bound_reads_back(run_filterkit,
     output.write_text("x,y,c\n1,2,a\n")
     result = run_filterkit(output)
     assert result.status == 1 and "more than 2 columns" in result.stderr, result.stderr
+
+
+LINE_SEPARATORS = ("\x85", "\u2028", "\u2029")
+
+
+def test_a_text_holding_a_line_separator_of_unicode_is_written_quoted_and_liac_arff_reads_it(run_filterkit, tmp_path):
+    """U+0085, U+2028 and U+2029 were written bare: liac-arff (whose patterns' \\s takes them) failed on the file."""
+    import json
+
+    import arff
+
+    from filterkit.arff import _speedups, tokens  # type: ignore[attr-defined]
+
+    texts = [f"a{mark}b" for mark in LINE_SEPARATORS]
+    names = [f"n{mark}" for mark in LINE_SEPARATORS]
+    rows = [
+        {**dict(zip(names, texts[k:] + texts[:k])), "s": f"x y{mark}z w {k}"} for k, mark in enumerate(LINE_SEPARATORS)
+    ]
+    source = tmp_path / "u.jsonl"
+    source.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    written = tmp_path / "u.arff"
+    result = run_filterkit("-o", written, "--nominal", ",".join(names), source)
+    assert result.status == 0, result.stderr
+    loaded = arff.load(written.open(encoding="utf-8"))
+    assert [name for name, _ in loaded["attributes"]] == [*names, "s"]
+    assert loaded["data"] == [[*(row[name] for name in names), row["s"]] for row in rows]
+    declared = _speedups.numeric_declarations(names, "numeric").decode()
+    assert declared == "".join(f"@attribute {tokens.quote(name)} numeric\n" for name in names)
+    assert all(tokens.quote(name).startswith("'") for name in names)

@@ -744,15 +744,21 @@ decode_texts(PyObject *self, PyObject *args)
 
 /* Whether ARFF writes a name's UTF-8 bytes bare, as tokens.quote does: not empty, not "?", and no byte below
  * 0x21 (white space, the line end, control characters) nor any of ,{}'"%\ (bytes of other characters are 0x80
- * and above). */
+ * and above), nor U+0085, U+2028 or U+2029, which some readers take for a line end. */
 static int
 written_bare(const unsigned char *bytes, Py_ssize_t length)
 {
     if (length == 0 || (length == 1 && bytes[0] == '?'))
         return 0;
-    for (Py_ssize_t i = 0; i < length; i++)
+    for (Py_ssize_t i = 0; i < length; i++) {
         if (bytes[i] <= ' ' || needs_quoting[bytes[i]])
             return 0;
+        if (bytes[i] == 0xC2 && i + 1 < length && bytes[i + 1] == 0x85)
+            return 0;
+        if (bytes[i] == 0xE2 && i + 2 < length && bytes[i + 1] == 0x80 &&
+            (bytes[i + 2] == 0xA8 || bytes[i + 2] == 0xA9))
+            return 0;
+    }
     return 1;
 }
 

@@ -25,7 +25,7 @@ from filterkit.running import Engine, LocalEngine, OutputForm, run
 
 @click.command(
     help="Apply a model saved with --save-model to IN.arff (or -) and write ARFF "
-    "(or svmlight or CSV: by the file names, or --from/--to)."
+    "(or svmlight, CSV or JSON Lines: by the file names, or --from/--to)."
 )
 @click.argument("model_path", metavar="MODEL.json")
 @click.argument("input_path", metavar="IN.arff")

@@ -114,8 +114,9 @@ def _refuse_carriage_return(text: str, where: str) -> None:
 
 
 def csv_quoted(text: str) -> str:
-    """``text`` as a CSV value that reads back as itself, here, in pandas and in Python's
-    csv module: in double quotes, each ``"`` doubled, where needed (see :class:`CsvWriter`)."""
+    """``text`` as a CSV value that reads back as itself, here, in Python's csv module and in pandas (given
+    ``keep_default_na=False``, else it reads ``NA`` and the like as missing): in double quotes, each ``"``
+    doubled, where needed (see :class:`CsvWriter`)."""
     if _NEEDS_QUOTES.search(text) is None and not reads_missing(text, False):
         return text
     return '"' + text.replace('"', '""') + '"'
