@@ -110,6 +110,17 @@ def test_round_trips_are_exact(tmp_path, name):
     np.testing.assert_array_equal(read_chunk.dense_values()[:, numeric], chunk.dense_values()[:, numeric])
 
 
+def test_a_first_name_starting_with_a_byte_order_mark_reads_back_as_itself(tmp_path):
+    """A reader takes a byte-order mark off a file's first bytes: written bare, the name '\ufeffid' came back 'id'."""
+    source = tmp_path / "bom.arff"
+    source.write_text("@relation b\n@attribute '\ufeffid' numeric\n@attribute c {a,b}\n@data\n1,a\n2,b\n")
+    written = tmp_path / "bom.csv"
+    _filterkit(source, "-o", written)
+    assert written.read_bytes().startswith('"\ufeffid",c\n'.encode())
+    schema, _ = read_arff(io.BytesIO(_filterkit(written)))
+    assert [a.name for a in schema.attributes] == ["\ufeffid", "c"]
+
+
 def test_types_missing_values_and_quotes(tmp_path):
     """As Weka 3.6's CSVLoader reads this file (checked by hand): a quoted number is a number,
     NaN and an empty value are missing, blanks are kept in labels (``--nominal``: three distinct

@@ -122,5 +122,6 @@ def csv_quoted(text: str) -> str:
     return '"' + text.replace('"', '""') + '"'
 
 
-#: What a value written bare must not hold: a comma, a quote, a line end, or a ``'`` first.
-_NEEDS_QUOTES = re.compile(r"""[,"\r\n]|\A[ \t]*'""")
+#: What a value written bare must not hold: a comma, a quote, a line end, a ``'`` first, or a byte-order mark first
+#: (which a reader takes off the file's first bytes: a first name ``\ufeffid`` read back as ``id``).
+_NEEDS_QUOTES = re.compile(r"""[,"\r\n]|\A[ \t]*'|\A\ufeff""")
