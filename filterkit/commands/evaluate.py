@@ -356,13 +356,13 @@ def evaluate(
         if left_out:
             note = f"{left_out} row(s) with a missing {missing} are left out of the evaluation"
             sys.stderr.write(f"filterkit: note: {note}\n")
+    click.echo(result.json() if as_json else result.table(per_task), nl=as_json)  # the results, whatever follows
     contents = [(output, render(result, per_task)) for output, render in rendered]  # one that fails: none written
     with contextlib.ExitStack() as stack:
         staged = [stack.enter_context(staged_output(output)) for output, _ in contents]
         for stage, (_, content) in zip(staged, contents):
             stage.stream.write(content)
             stage.stream.flush()  # a full disk fails here, before any file is published
-        click.echo(result.json() if as_json else result.table(per_task), nl=as_json)
         for stage in staged:
             stage.publish()
 
