@@ -109,16 +109,18 @@ def called(origin: str, step: str, function, *args):
         if not plugin_fault(error):
             raise
         fault = FilterkitError(f"{origin} failed during {step}: {type(error).__name__}: {error}")
-        cause = error if _pickles(error) else None
+        cause = crossing_cause(error)
     raise fault from cause  # outside the handler: no context that pickle cannot take
 
 
-def _pickles(error: BaseException) -> bool:
+def crossing_cause(error: BaseException) -> BaseException | None:
+    """``error`` as the cause of the FilterkitError a plugin's crash becomes, where pickle can take it (a Dask task's
+    error crosses to the client with its cause), else None: raise it outside the handler, so that no context is kept."""
     try:
         pickle.loads(pickle.dumps(error))
     except Exception:
-        return False
-    return True
+        return None
+    return error
 
 
 def broken(stage, step: str, what: str) -> ContractError:

@@ -25,6 +25,13 @@ _DIGIT_MASK = (1 << _DIGIT_BITS) - 1
 _MANTISSA_BITS = 53
 
 
+def in_written_form(digits: np.ndarray) -> bool:
+    """Whether ``digits`` (rows × base 2**32 digits) are exact sums with their carries done: every digit in
+    [0, 2**32) but the most significant, which keeps the sign (:meth:`ExactSums._normalized`'s form)."""
+    lower, top = digits[:, :-1], digits[:, -1]
+    return not (np.any((lower < 0) | (lower > _DIGIT_MASK)) or np.any(np.abs(top) > _DIGIT_MASK))
+
+
 class ExactSums:
     """Sums of float64 values that are exact: adding them in any order, chunk size or partitioning gives the
     same bits, so a stage's statistics can be merged and still give the result of one pass (docs/plugins.md,

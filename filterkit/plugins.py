@@ -32,7 +32,7 @@ import pluggy
 
 from filterkit import hookspecs, installed
 from filterkit.arff.tokens import one_line
-from filterkit.contract import DECLARED_BOOL, Declared, declaration_problem, plugin_fault
+from filterkit.contract import DECLARED_BOOL, Declared, crossing_cause, declaration_problem, plugin_fault
 from filterkit.errors import FilterkitError
 from filterkit.stage import Configurable, Option, Provenance, Stage
 
@@ -205,11 +205,14 @@ class Registry:
         except BaseException as error:
             if isinstance(error, FilterkitError) or not plugin_fault(error):
                 raise
-            raise FilterkitError(
+            fault = FilterkitError(
                 f"stage '{name}' ({registered.provenance}) failed while being made: {type(error).__name__}: {error}"
-            ) from error
-        stage.provenance = registered.provenance
-        return stage
+            )
+            cause = crossing_cause(error)
+        else:
+            stage.provenance = registered.provenance
+            return stage
+        raise fault from cause  # outside the handler, as contract.called raises
 
     def metric(self, name: str):
         """The metric called ``name``; FilterkitError listing the known ones if none."""

@@ -23,7 +23,7 @@ import numpy as np
 
 from filterkit.contract import declared
 from filterkit.errors import FilterkitError
-from filterkit.exact import ExactSums, SortedSums, complex_keys
+from filterkit.exact import ExactSums, SortedSums, complex_keys, in_written_form
 from filterkit.model import NotAModel, decoded_array, embedded_array
 from filterkit.plugins import Registry
 from filterkit.progress import Progress
@@ -237,16 +237,11 @@ def _sums_of_saved(saved: dict, rows: int | None, weights: bool = False) -> Exac
     lowest = _whole(saved["lowest"], signed=True)
     if lowest < _LOWEST_DIGIT or lowest + digits.shape[1] > _DIGITS_END:
         raise ValueError("exact sums with digits past a double's range")
-    lower, top = digits[:, :-1], digits[:, -1]
-    if np.any((lower < 0) | (lower > _DIGIT_MAX)) or np.any(np.abs(top) > _DIGIT_MAX):
+    if not in_written_form(digits):
         raise ValueError("exact sums not in their written form (each digit below 2**32, all but the last ≥ 0)")
-    if weights and np.any(top < 0):
+    if weights and np.any(digits[:, -1] < 0):
         raise ValueError("a sum of row weights below 0")
     return ExactSums(digits.copy(), lowest)
-
-
-#: The largest digit of exact sums in their written form.
-_DIGIT_MAX = 2**32 - 1
 
 
 def _refuse_counts_past_totals(

@@ -482,6 +482,24 @@ def register_stages(register):
 """
 
 
+def test_a_stage_that_fails_while_being_made_keeps_only_a_cause_pickle_can_take(tmp_path):
+    """As a crash during a pass (contract.called): made on a Dask worker, its error crosses with its cause, and an
+    unpicklable one (holding a lock) had come back as a bare Exception."""
+    import pickle
+
+    from filterkit.errors import FilterkitError
+
+    made = "class Made(Stage):\n    name = 'made'\n    summary = 'x'\n\n    def __init__(self, **params):\n"
+    made += "        raise OddError('odd', 2)\n\n\nclass Odd(Stage):"
+    text = UNPICKLED.replace("class Odd(Stage):", made).replace("register(Odd)", "register(Odd)\n    register(Made)")
+    (tmp_path / "made.py").write_text(text)
+    registry = load_plugins(str(tmp_path))
+    with pytest.raises(FilterkitError, match="stage 'made' .* failed while being made: OddError: odd") as raised:
+        registry.make_stage("made", {})
+    assert raised.value.__cause__ is None and raised.value.__context__ is None
+    assert pickle.loads(pickle.dumps(raised.value)).message == raised.value.message
+
+
 @pytest.mark.parametrize(
     ("stage", "words"),
     [
