@@ -54,6 +54,11 @@ DIFFERENTIAL_TESTS = [
     "tests/test_words_kept.py",
     "tests/test_words_unicode.py",
 ]
+#: Tests left out of the sanitized run: a child forked from a process with threads that starts a thread of its own
+#: can hang in gcc 12's libasan (a lock another thread held at the fork; LLVM's runtime takes its locks around a fork
+#: since llvm/llvm-project#75290, and CPython skips its fork tests under ASan for this, gh-89363).  The test checks
+#: Python's thread bookkeeping, not the module's memory: the suite runs it unsanitized.
+FORK_WITH_THREADS = ["tests/test_words_compiled.py::test_a_forked_child_counts_with_a_helper_thread_of_its_own"]
 #: Imports the sanitized modules in place of the built ones, checks they are the ones used, runs pytest.
 CHILD = """
 import importlib.util, sys
@@ -112,7 +117,8 @@ def test_the_compiled_modules_pass_the_differential_tests_under_asan_and_ubsan(t
     }
     child = subprocess.run(
         [sys.executable, "-c", CHILD, ",".join(MODULES), *built]
-        + ["-q", "-x", "-m", "not slow", "-p", "no:cacheprovider", *DIFFERENTIAL_TESTS],
+        + ["-q", "-x", "-m", "not slow", "-p", "no:cacheprovider", *DIFFERENTIAL_TESTS]
+        + [f"--deselect={test}" for test in FORK_WITH_THREADS],
         cwd=ROOT,
         env=environment,
         capture_output=True,
@@ -136,3 +142,6 @@ def test_the_sanitized_run_covers_every_compiled_module_and_its_differential_tes
     assert sources | {Path(ROOT, source) for source in EXPORTED} == set(ROOT.glob("filterkit/**/*.c"))
     assert all("-fsanitize=address,undefined" in (ROOT / test).read_text() for test in EXPORTED.values())
     assert all((ROOT / path).is_file() for path in DIFFERENTIAL_TESTS)
+    for test in FORK_WITH_THREADS:  # each left out is still there to leave out, in a file the run reads
+        path, name = test.split("::")
+        assert path in DIFFERENTIAL_TESTS and f"def {name}(" in (ROOT / path).read_text()
