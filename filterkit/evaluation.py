@@ -531,11 +531,11 @@ def run_fits(
     """The results of ``fits``, in their order, fitted here, in ``workers`` (jobs, engine, the Dask cluster: its
     scheduler and the local one's workers, plugins folder) processes or on Dask, the same for every task; ``step``
     names the fitting on ``progress`` (``uneven``: its time left is an estimate, see
-    :meth:`~filterkit.progress.Progress.step`).  Each fit's chain warnings are taken out of its result and
-    handed, with the fit's position, to ``warned``."""
+    :meth:`~filterkit.progress.Progress.step`).  Each fit's chain warnings are taken out of its result and handed,
+    with its position, to ``warned`` (None: each distinct one warned on ``progress``, :meth:`.Fits.warner`)."""
+    warned = fits.warner(progress.warning) if warned is None else warned
     jobs, engine, cluster, plugins_dir = workers
-    jobs = pool_size(jobs, fits.rows)
-    count = len(fits.arguments)
+    jobs, count = pool_size(jobs, fits.rows), len(fits.arguments)
     with contextlib.ExitStack() as stack:
         if engine == "dask":
             results = stack.enter_context(
@@ -553,7 +553,7 @@ def run_fits(
         scored = []
         for position, (detail, result) in enumerate(zip(fits.details, results)):
             texts = result.pop(CHAIN_WARNINGS, None)
-            if texts and warned is not None:
+            if texts:
                 warned(position, texts)
             scored.append(result)
             meter.advance(detail=detail)

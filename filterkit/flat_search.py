@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import re
 import tempfile
 from collections.abc import Iterator
 from typing import Any, Callable
@@ -14,13 +13,13 @@ from typing import Any, Callable
 import numpy as np
 
 from filterkit import evaluation
-from filterkit.arff.tokens import one_line
 from filterkit.errors import FilterkitError
 from filterkit.evaluation import MULTICLASS_TASK, ChainSpec, CheckedClassifier, Dataset, Settings
 from filterkit.lent_workers import WorkerPool, kept_for_workers, portable, received, shipped
 from filterkit.linear_svm import FIT_ITERATIONS, SEARCH_ITERATIONS, stopped_fits, with_refits
 from filterkit.option_files import GIVEN_FILES, sent_files
 from filterkit.plugins import Registry
+from filterkit.tasks import distinct_warnings
 
 
 def flat_candidate_scores(
@@ -401,15 +400,11 @@ def _refuse_lacking_fold(
 
 def candidate_warnings(chains: list[ChainSpec], folds: int, warn) -> Callable[[int, int, list[str]], None]:
     """A function given a fit's candidate, fold and chain warnings that gives ``warn`` (None: nobody) each distinct
-    warning of a candidate once (the same words in another fold's numbers being the same), naming it and the fold."""
-    seen: set[tuple[int, str]] = set()
+    warning of a candidate once (:func:`~filterkit.tasks.distinct_warnings`), naming it and the fold."""
+    shown = distinct_warnings(warn)
 
     def warned(candidate: int, fold: int, texts: list[str]) -> None:
-        for text in texts:
-            alike = (candidate, re.sub(r"[0-9][0-9,.]*", "#", text))  # the same warning in another fold's numbers
-            if warn is not None and alike not in seen:
-                seen.add(alike)
-                chain = chains[candidate].text
-                warn(f"candidate {candidate + 1} of {len(chains)} '{chain}', fold {fold + 1}: {one_line(text)}")
+        chain = chains[candidate].text
+        shown(chain, f"candidate {candidate + 1} of {len(chains)} '{chain}', fold {fold + 1}", texts)
 
     return warned

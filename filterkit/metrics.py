@@ -152,6 +152,17 @@ def resolved_combine(metric: Metric, combine: str | None, class_attribute: Attri
     return "max"
 
 
+def positive_unused(combine: str, class_attribute: Attribute, positive: str | None) -> list[str]:
+    """The warning for ``--combine joint`` given with ``--positive`` on more than two classes: the joint score is of
+    every class at once, so the positive label changes nothing (refused, it would stop ``evaluate --each-class``)."""
+    if combine != JOINT or positive is None or len(class_attribute.labels) <= 2:
+        return []
+    return [
+        f"--combine joint scores all {len(class_attribute.labels)} classes at once: the positive class "
+        "(--positive, or each of --each-class) does not change its scores; --combine max scores it against the rest"
+    ]
+
+
 def metric_scores(metric: Metric, tp, fp, pos, neg, alpha: float | None = None) -> np.ndarray:
     """The metric's scores for the counts, 0/0 scoring 0; ``alpha`` weights positive features
     (``tpr > fpr``) by α and negative ones by 1 − α (JMLR 2003, lesion study)."""

@@ -12,11 +12,13 @@ data, several two-valued target attributes a row (MEKA's ``-C``, or Mulan's XML)
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
+from filterkit.arff.tokens import one_line
 from filterkit.errors import FilterkitError
 from filterkit.labels import NamedLabels, label_names, mulan_labels
 from filterkit.schema import Chunk, Schema, concatenate
@@ -89,6 +91,28 @@ class Fits:
     evaluation: Callable[[list[dict]], Evaluation]
     #: the rows the fits learn from, by which a default ``--jobs`` sizes the pool (:func:`evaluation.pool_size`)
     rows: int
+
+    def warner(self, warn: Callable[[str], None]) -> Callable[[int, list[str]], None]:
+        """A function given a fit's position and its chain's warnings that gives ``warn`` each distinct one once
+        per chain (:func:`distinct_warnings`), after the fit's detail."""
+        shown = distinct_warnings(warn)
+        return lambda position, texts: shown(self.arguments[position][0].text, self.details[position], texts)
+
+
+def distinct_warnings(warn: Callable[[str], None] | None) -> Callable[[str, str, list[str]], None]:
+    """A function given a fit's chain, where it ran (its chain, task and fold, in words) and its chain's warnings that
+    gives ``warn`` (None: nobody) each once per chain, after where it was first met: the same words in another task
+    or fold, or in another fold's numbers, are the same warning."""
+    seen: set[tuple[str, str]] = set()
+
+    def warned(chain: str, where: str, texts: list[str]) -> None:
+        for text in texts:
+            alike = (chain, re.sub(r"[0-9][0-9,.]*", "#", text))
+            if warn is not None and alike not in seen:
+                seen.add(alike)
+                warn(f"{where}: {one_line(text)}")
+
+    return warned
 
 
 @dataclass(frozen=True)

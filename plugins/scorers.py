@@ -18,6 +18,7 @@ from filterkit.metrics import (
     combine_option,
     feature_scores,
     label_scores,
+    positive_unused,
     resolved_combine,
     target_classes,
     with_options,
@@ -93,6 +94,11 @@ class ScorerStage(ClassValueCountsStage, ValueMapped):
         if combine is None and self.params["alpha"] is not None:
             combine = "max"  # α weighs one positive class's features: one-vs-rest
         self.combine = resolved_combine(self.metric, combine, self.class_attribute, context.positive)
+
+    def fit_warnings(self) -> list[str]:
+        """The base warnings, and :func:`positive_unused`'s for a k-class metric."""
+        unused = positive_unused(self.combine, self.class_attribute, self.context.positive) if self.metric.joint else []
+        return super().fit_warnings() + unused
 
     def class_statistics(self, n_classes: int | None = None):
         """Presence scores need only non-zero counts by class (and each feature's range)."""

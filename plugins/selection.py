@@ -27,6 +27,7 @@ from filterkit.metrics import (
     feature_scores,
     label_scores,
     per_label_scores,
+    positive_unused,
     ranking_order,
     resolved_combine,
     target_classes,
@@ -171,6 +172,7 @@ class Selector(AttributeSubset):
         self.labels = label_layout(schema.attributes[i] for i in self.features)[0]
         metric = self.params["metric"]
         self.combine = self.params["combine"] or "max"
+        self.positive_unused: list[str] = []
         self.label_positions: tuple[int, ...] = ()
         if metric is not None and context.class_index is None and context.labels:
             refuse_unaccepted_input(self, schema, context)
@@ -190,6 +192,8 @@ class Selector(AttributeSubset):
                 self.combine = resolved_combine(
                     self.metrics[metric], self.params["combine"], self.class_attribute, context.positive
                 )
+                if self.metrics[metric].joint is not None:
+                    self.positive_unused = positive_unused(self.combine, self.class_attribute, context.positive)
         else:
             scorers = [stage for stage in context.previous if callable(getattr(stage, "feature_scores", None))]
             if not scorers:
@@ -200,6 +204,10 @@ class Selector(AttributeSubset):
             self.scorer = scorers[-1]
         if not self.learns:
             self._choose(self._recorded_scores(), None)
+
+    def fit_warnings(self) -> list[str]:
+        """The base warnings, and :func:`positive_unused`'s for a k-class metric."""
+        return super().fit_warnings() + self.positive_unused
 
     def _recorded_scores(self) -> np.ndarray:
         recorded = self.scorer.feature_scores()
