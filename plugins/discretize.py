@@ -18,7 +18,9 @@ import numpy as np
 from filterkit.discretization import mdl_cut_points_by_feature, midpoints, weka_decimal
 from filterkit.exact import complex_keys
 from filterkit.plugin import (
+    DATE,
     NOMINAL,
+    NUMERIC,
     Accepts,
     Attribute,
     Chunk,
@@ -30,11 +32,10 @@ from filterkit.plugin import (
     feature_positions,
     hookimpl,
     nonzero_entries,
-    numeric_features,
 )
 from filterkit.schema import refuse_unreadable_output, weka_range
 from filterkit.stage import refuse_unaccepted_input
-from filterkit.stage_parts import check_runs, csr_of_runs, output_offsets, unique_schema
+from filterkit.stage_parts import check_runs, csr_of_runs, features_of_kinds, output_offsets, unique_schema
 from filterkit.statistics import PresenceCounts
 
 
@@ -132,7 +133,8 @@ class Discretizer(Stage):
         return Accepts(nominal_class=self.supervised, without_class="or --bins N")
 
     def select_features(self, schema, context) -> np.ndarray:
-        numeric = numeric_features(schema, context.class_index)
+        """The numeric and date attributes (dates by their milliseconds since 1970, as Weka's ``isNumeric``)."""
+        numeric = features_of_kinds(schema, context, (NUMERIC, DATE))
         return numeric[np.isin(numeric, weka_range(self.params["attributes"], len(schema), "--attributes")[0])]
 
     def prepare(self, schema, context) -> None:

@@ -48,6 +48,16 @@ COMPARED = [(name, mode) for name in sorted(UCI_SETS) for mode in sorted(MODES)]
 #: modes compared on each: MDL and equal frequency cut ±Infinity as Weka does, equal width
 #: cuts ±1e308 at Infinity (the width passes the largest double).
 EXTREME = {"infinite": ["mdl", "mdl-binary", "equal-frequency", "equal-frequency-3"], "huge": ["equal-width-3"]}
+#: A date attribute (written with its zone, as Weka reads one in the local zone and filterkit in UTC) beside a number:
+#: Weka's ``isNumeric`` holds dates, so its Discretize bins them by their milliseconds since 1970 (filterkit left them).
+DATES = (
+    "@relation dates\n@attribute x numeric\n@attribute d date \"yyyy-MM-dd'T'HH:mm:ssZ\"\n@attribute c {a,b}\n@data\n"
+)
+DATES += "".join(
+    f"{k},{2000 + k % 7}-0{1 + k % 9}-1{k % 10}T0{k % 10}:00:00+0000,{'ab'[k % 3 == 0]}\n" for k in range(40)
+)
+DATES += "3,?,a\n"
+EXTREME["dates"] = ["mdl", "mdl-binary", "equal-width-3", "equal-frequency-3"]
 MODES["equal-frequency-3"] = (["--bins", "3", "--equal-frequency", "--binary"], UNSUPERVISED, ["-B", "3", "-F", "-D"])
 MODES["equal-width-3"] = (["--bins", "3"], UNSUPERVISED, ["-B", "3"])
 
@@ -69,9 +79,10 @@ def extreme_files(tmp_path_factory) -> dict[str, Path]:
         (12, "-Infinity,-Infinity,1e308,a"), (12, "Infinity,Infinity,-1e308,a"), (6, "?,Infinity,1.7e308,b")
     )
     huge = _rows((3, "1e308,1,2,a"), (3, "-1e308,3,4,b"), (2, "0,5,?,a"))
-    files = {"infinite": folder / "infinite.arff", "huge": folder / "huge.arff"}
+    files = {name: folder / f"{name}.arff" for name in EXTREME}
     files["infinite"].write_text(header.format("infinite") + steps + infinite)
     files["huge"].write_text(header.format("huge") + huge)
+    files["dates"].write_text(DATES)
     return files
 
 
@@ -136,7 +147,7 @@ def test_discretize_writes_what_weka_writes(weka_outputs, tmp_path, name, mode):
 
 
 @needs_weka
-@pytest.mark.parametrize("name, mode", [(name, mode) for name, modes in EXTREME.items() for mode in modes])
+@pytest.mark.parametrize("name, mode", [(name, mode) for name in ("infinite", "huge") for mode in EXTREME[name]])
 def test_infinite_and_huge_values_discretize_as_in_weka(weka_outputs, extreme_files, name, mode):
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # no numpy RuntimeWarning reaches stderr
@@ -145,6 +156,16 @@ def test_infinite_and_huge_values_discretize_as_in_weka(weka_outputs, extreme_fi
     body = [line for line in ours.splitlines() if line and not line.startswith(("%", "@relation"))]
     assert body == [line for line in theirs.splitlines() if line and not line.startswith("@relation")]
     assert "Infinity" in ours
+
+
+@needs_weka
+@pytest.mark.parametrize("mode", EXTREME["dates"])
+def test_dates_discretize_by_their_milliseconds_as_in_weka(weka_outputs, extreme_files, mode):
+    ours = _filterkit(str(extreme_files["dates"]), "discretize", *MODES[mode][0]).decode()
+    theirs = weka_outputs["dates", mode].read_text()
+    body = [line for line in ours.splitlines() if line and not line.startswith(("%", "@relation"))]
+    assert body == [line for line in theirs.splitlines() if line and not line.startswith("@relation")]
+    assert " date " not in ours.split("@data")[0]
 
 
 def test_a_model_holds_infinite_cut_points_but_refuses_a_nan_one(extreme_files, tmp_path):
