@@ -329,7 +329,7 @@ def class_scores(
     features' tables hold the target's counts alone beside every class's totals, not a column per class."""
     numeric = np.ones(counts.n_features, dtype=bool) if labels is None else labels == 0
     thresholds = not presence and metric.uses_counts and numeric.any()  # value statistics where counts are used
-    nominal = labels is not None and np.any(labels > 0)
+    nominal = labels is not None and np.any(labels > 0) and metric.uses_counts  # rand: a draw per feature, as numbers
     histogram = cast(ValueCounts, counts).histogram(include_zero=True) if thresholds or nominal else None
     nominal_totals = [] if histogram is None else _nominal_totals(counts, labels, histogram)
     for target in targets:
@@ -565,18 +565,25 @@ def _threshold_scores(n_features: int, histogram: Histogram, metric: Metric, tar
     group = np.repeat(np.arange(len(starts)), np.diff(np.r_[starts, len(feature)]))
     pos_total = np.add.reduceat(positives, starts)[group]
     neg_total = np.add.reduceat(negatives, starts)[group]
-    pos_upto = _grouped_cumsum(positives, starts, group)
-    neg_upto = _grouped_cumsum(negatives, starts, group)
     is_cut = np.r_[feature[1:] == feature[:-1], False]
-    tp = (pos_total - pos_upto)[is_cut]
-    fp = (neg_total - neg_upto)[is_cut]
+    tp, fp = _sums_after(positives, feature)[is_cut], _sums_after(negatives, feature)[is_cut]
     cut_scores = metric_scores(metric, tp, fp, pos_total[is_cut], neg_total[is_cut], alpha)
     best = np.full(n_features, -np.inf)
     np.maximum.at(best, feature[is_cut], cut_scores)
     return np.where(np.isfinite(best), best, 0.0)
 
 
-def _grouped_cumsum(values: np.ndarray, starts: np.ndarray, group: np.ndarray) -> np.ndarray:
-    running = np.cumsum(values)
-    before = np.r_[0.0, running][starts]
-    return running - before[group]
+def _sums_after(values: np.ndarray, feature: np.ndarray) -> np.ndarray:
+    """Each entry's sum of the ``values`` after it of its feature (``feature`` sorted): a segmented scan of the
+    reversed entries (Hillis and Steele's, log₂ n passes), so that no sum takes in another feature's values (a
+    running total over every feature less its value at the feature's start lost a feature's small weights to the
+    others' large ones) and a feature's last entries are summed alone: no positive after a cut is exactly 0."""
+    if len(values) == 0:
+        return np.zeros(0)
+    sums, owner = values[::-1].astype(np.float64), feature[::-1]
+    shift = 1
+    while shift < len(sums):
+        sums[shift:] += np.where(owner[shift:] == owner[:-shift], sums[:-shift], 0.0)
+        shift *= 2
+    through = sums[::-1]  # each entry's value and those after it, within its feature
+    return np.r_[np.where(feature[1:] == feature[:-1], through[1:], 0.0), 0.0]

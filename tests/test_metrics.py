@@ -347,3 +347,44 @@ def test_rand_is_scored_once_per_feature_not_per_cut(metrics):
     by_threshold = feature_scores(counts, metrics["rand"], [1], presence=False)
     by_presence = feature_scores(counts, metrics["rand"], [1], presence=True)
     np.testing.assert_array_equal(by_threshold, by_presence)
+
+
+WEIGHTS = [0.3, 0.3, 0.7, 0.3, 0.1, 0.7]
+
+
+def weighted_counts_of(values, labels, weights) -> ValueCounts:
+    """Statistics of a dense (rows × features) matrix with class codes ``labels`` and instance ``weights``."""
+    matrix = np.column_stack([np.asarray(values, dtype=float), np.asarray(labels, dtype=float)])
+    features = np.arange(matrix.shape[1] - 1)
+    chunk = Chunk(matrix, weights=np.asarray(weights, dtype=float))
+    return ValueCounts.of_chunk(chunk, features, matrix.shape[1] - 1, 2)
+
+
+@pytest.mark.parametrize("name", ["pr", "odds", "bns", "ig", "acc2"])
+def test_a_feature_s_best_cut_is_summed_from_its_own_weights_alone(metrics, name):
+    """Fractional weights: no negative after b's cuts is fp 0 exactly (pr and odds test fp == 0: the rounding of a
+    running total over every feature gave 1.6e15 for 3e7), and a weight of 1e17 on another feature's row leaves b's
+    sums as they are."""
+    b, labels = [0, 0, 0, 1, 2, 2], [0, 0, 1, 1, 1, 1]
+    alone = feature_scores(weighted_counts_of(np.column_stack([b]), labels, WEIGHTS), metrics[name], [1], False)
+    if name == "pr":  # fp 0 at both cuts (its rate then 1e-8): the larger tp wins, each value's weights summed exactly
+        pos, neg = math.fsum([0.7, 0.3, 0.1, 0.7]), math.fsum([0.3, 0.3])
+        assert alone[0] == metric_scores(metrics[name], 0.3 + math.fsum([0.1, 0.7]), 0.0, pos, neg)
+    for other in ([0, 0, 2, 1, 0, 0], [0, 5, 0, 0, 0, 0]):
+        for weights in (WEIGHTS, [0.3, 1e17, *WEIGHTS[2:]]):
+            counts = weighted_counts_of(np.column_stack([other, b]), labels, weights)
+            only_b = weighted_counts_of(np.column_stack([b]), labels, weights)
+            assert (
+                feature_scores(counts, metrics[name], [1], False)[1]
+                == feature_scores(only_b, metrics[name], [1], False)[0]
+            )
+
+
+def test_rand_gives_a_nominal_feature_its_own_draw_not_the_best_of_one_per_value(metrics):
+    """rand on a nominal feature was the largest of one draw per label, the first labels' draws shared by
+    several features (credit-g: three features of 0.935072)."""
+    values = np.array([[0, 1.5, 2], [1, 0, 0], [2, 3, 1], [0, 1, 2]], dtype=float)
+    counts = counts_of(values, [1, 0, 1, 0])
+    scores = feature_scores(counts, metrics["rand"], [1], presence=False, labels=np.array([3, 0, 3]))
+    np.testing.assert_array_equal(scores, metric_scores(metrics["rand"], np.zeros(3), np.zeros(3), 2, 2))
+    assert len(set(scores.tolist())) == 3
