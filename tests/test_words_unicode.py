@@ -432,3 +432,16 @@ def test_documents_that_are_not_ascii_are_counted_without_the_python_tokenizer(n
     stage.tokens_of = tokens_of
     assert counted == from_bytes == counted_in_python(stage, chunk, words, True, stop_words.words)
     assert compiled.words == words
+
+
+def test_words_holding_unicode_spaces_read_back_in_liac_arff_with_their_names(run_filterkit, tmp_path):
+    """``words`` splits on ASCII delimiters (Weka's), so a word may hold U+00A0 or U+3000: its declaration is quoted,
+    and liac-arff (the interop format) reads the names filterkit wrote (it failed: BadAttributeType)."""
+    import arff as liac
+
+    path = tmp_path / "spaces.arff"
+    path.write_text("@relation t\n@attribute text string\n@attribute class {a,b}\n@data\n'caf\xa0noir x\u3000y',a\n")
+    result = run_filterkit(path, "words")
+    assert result.status == 0, result.stderr
+    names = [name for name, _ in liac.loads(result.stdout.decode("utf-8"))["attributes"]]
+    assert names == ["class", "caf\xa0noir", "x\u3000y"]

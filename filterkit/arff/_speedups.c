@@ -742,21 +742,40 @@ decode_texts(PyObject *self, PyObject *args)
     return strings;
 }
 
+/* Whether the UTF-8 bytes at bytes[i] (of length bytes) begin a white-space character beyond ASCII, one Python's
+ * str.isspace holds: U+0085 and U+00A0 (C2 85, C2 A0), U+1680 (E1 9A 80), U+2000-U+200A, U+2028, U+2029, U+202F
+ * (E2 80 80-8A, A8, A9, AF), U+205F (E2 81 9F) and U+3000 (E3 80 80). */
+static int
+unicode_space_at(const unsigned char *bytes, Py_ssize_t i, Py_ssize_t length)
+{
+    if (bytes[i] == 0xC2)
+        return i + 1 < length && (bytes[i + 1] == 0x85 || bytes[i + 1] == 0xA0);
+    if (i + 2 >= length)
+        return 0;
+    unsigned char second = bytes[i + 1], third = bytes[i + 2];
+    switch (bytes[i]) {
+    case 0xE1:
+        return second == 0x9A && third == 0x80;
+    case 0xE2:
+        return (second == 0x80 && (third <= 0x8A || third == 0xA8 || third == 0xA9 || third == 0xAF)) ||
+               (second == 0x81 && third == 0x9F);
+    case 0xE3:
+        return second == 0x80 && third == 0x80;
+    default:
+        return 0;
+    }
+}
+
 /* Whether ARFF writes a name's UTF-8 bytes bare, as tokens.quote does: not empty, not "?", and no byte below
  * 0x21 (white space, the line end, control characters) nor any of ,{}'"%\ (bytes of other characters are 0x80
- * and above), nor U+0085, U+2028 or U+2029, which some readers take for a line end. */
+ * and above), nor white space beyond ASCII (unicode_space_at), which other readers split on or end a line at. */
 static int
 written_bare(const unsigned char *bytes, Py_ssize_t length)
 {
     if (length == 0 || (length == 1 && bytes[0] == '?'))
         return 0;
     for (Py_ssize_t i = 0; i < length; i++) {
-        if (bytes[i] <= ' ' || needs_quoting[bytes[i]])
-            return 0;
-        if (bytes[i] == 0xC2 && i + 1 < length && bytes[i + 1] == 0x85)
-            return 0;
-        if (bytes[i] == 0xE2 && i + 2 < length && bytes[i + 1] == 0x80 &&
-            (bytes[i + 2] == 0xA8 || bytes[i + 2] == 0xA9))
+        if (bytes[i] <= ' ' || needs_quoting[bytes[i]] || (bytes[i] >= 0xC2 && unicode_space_at(bytes, i, length)))
             return 0;
     }
     return 1;

@@ -93,9 +93,10 @@ def _unescape_piece(piece: str) -> str:
 #: a generator over the characters, or ``str.translate``, took 3 s to write 60 MB of documents; this, 0.1 s).
 _QUOTE_ESCAPES = (("\\", "\\\\"), ("'", "\\'"), ("\n", "\\n"), ("\r", "\\r"), ("\t", "\\t"), ("%", "\\%"))
 #: What a text written bare cannot hold (``?`` aside): white space, ``,{}'"%\\`` and control characters, the line
-#: end apart (for scanning texts joined by line ends), and what some readers take for a line end (U+0085, U+2028,
-#: U+2029: liac-arff's patterns, Python's ``\\s``, had failed on a label holding one).
-_REFUSED_BUT_LINE_END = r" ,{}'\"%\\\x00-\x09\x0b-\x1f\x85\u2028\u2029"
+#: end apart (for scanning texts joined by line ends), and the white space beyond ASCII that ``str.isspace`` holds,
+#: which other readers split on or end a line at (liac-arff's patterns, Python's ``\\s``, had failed on a label
+#: holding U+2028, and on a word holding U+00A0).
+_REFUSED_BUT_LINE_END = r" ,{}'\"%\\\x00-\x09\x0b-\x1f\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
 #: A text written bare.
 _BARE = re.compile(rf"[^{_REFUSED_BUT_LINE_END}\n]++")
 

@@ -326,3 +326,27 @@ def test_numeric_attributes_in_bulk_survive_a_setter_that_empties_the_lists():
     made = Watched.numerics(names, declared)
     assert [attribute.name for attribute in made] == [f"w{k}" for k in range(1000)]
     assert all(attribute.kind == NUMERIC for attribute in made)
+
+
+#: Every character beyond ASCII that ``str.isspace`` holds, and characters beside them whose UTF-8 bytes differ in
+#: the last byte alone (U+200B, U+2027, U+2030, U+205E, U+3001, U+00A1, U+1681).
+UNICODE_SPACES = "\x85\xa0\u1680\u2000\u2005\u200a\u2028\u2029\u202f\u205f\u3000"
+SPACE_NEIGHBOURS = "\u200b\u2027\u2030\u205e\u3001\xa1\u1681"
+
+
+def test_every_white_space_character_is_quoted_by_both_printers_and_its_neighbours_are_not():
+    """A name holding U+00A0 (common in real text) was written bare: liac-arff and scipy split the declaration there
+    (BadAttributeType).  ``quote``, ``quote_all`` and the compiled printer quote every character ``str.isspace``
+    holds, and write bare the characters beside them."""
+    assert {character for character in map(chr, range(0x80, 0x3001)) if character.isspace()} == set(UNICODE_SPACES) | {
+        chr(code) for code in range(0x2000, 0x200B)
+    }
+    for space in UNICODE_SPACES + "".join(map(chr, range(0x2000, 0x200B))):
+        assert quote(f"a{space}b") == f"'a{space}b'"
+        assert numeric_declarations([f"a{space}b", space], "numeric") == (
+            f"@attribute 'a{space}b' numeric\n@attribute '{space}' numeric\n".encode()
+        )
+    for neighbour in SPACE_NEIGHBOURS:
+        assert quote(f"a{neighbour}") == f"a{neighbour}"
+        assert numeric_declarations([f"a{neighbour}"], "numeric") == f"@attribute a{neighbour} numeric\n".encode()
+    assert quote_all(["a", "b\xa0c"]) == ["a", "'b\xa0c'"]
