@@ -56,13 +56,13 @@ WEKA_STOPWORDS = frozenset(
     """.split()
 )
 
-_ESCAPES = {"n": "\n", "r": "\r", "t": "\t", "\\": "\\", "'": "'", '"': '"'}
+_ESCAPES = {"n": "\n", "r": "\r", "t": "\t", "\\": "\\", "'": "'", '"': '"', "%": "%", "u001E": "\x1e"}
 
 
 def unescaped(text: str) -> str:
-    """``text`` with the escapes Weka's ``Utils.unbackQuoted`` reads (``\\n \\r \\t \\\\ \\' \\"``)
-    replaced by their characters; any other backslash stays as it is."""
-    return re.sub(r"\\([nrt\\'\"])", lambda match: _ESCAPES[match.group(1)], text)
+    """``text`` with the escapes Weka's ``Utils.unbackQuoteChars`` reads (``\\n \\r \\t \\\\ \\' \\" \\%`` and
+    ``\\u001E``) replaced by their characters; any other backslash stays as it is."""
+    return re.sub(r"\\([nrt\\'\"%]|u001E)", lambda match: _ESCAPES[match.group(1)], text)
 
 
 #: The longest n-gram ``--ngrams`` takes: a document's tokens are then at most 10 times its words,

@@ -598,7 +598,9 @@ class WordVector(KeptPass, Updatable, Explainable):
         # the names' UTF-8 bytes: characters, plus what encoding adds beyond ASCII (encoding them joined, 150,000
         # bigrams' names took 12-23 ms; this, 5 ms)
         every = [a.name for a in attributes] + names
-        wider = sum(len(name.encode()) - len(name) for name in itertools.filterfalse(str.isascii, every))
+        wider = sum(  # a lone surrogate (the Python API's, which no file writes) counted as its three bytes
+            len(name.encode("utf-8", "surrogatepass")) - len(name) for name in itertools.filterfalse(str.isascii, every)
+        )
         name_bytes = sum(map(len, every)) + wider
         fewer = (
             "hash into fewer --hash bits"

@@ -66,6 +66,7 @@ EDGE_DOCUMENTS = [
     ("The cat sat on the mat", "of the"),
     ("café2go x_y Ünïcode 3D", "solo"),
     ("", "Five. six seven"),
+    ("100%sure ue g\\\\h", "e%f"),
 ]
 #: Per edge case: filterkit's options and Weka's, both run on EDGE_DOCUMENTS.
 EDGE_OPTION_SETS = {
@@ -78,6 +79,10 @@ EDGE_OPTION_SETS = {
         ["-C", "-S", "-tokenizer", f"{NGRAM} -min 2 -max 2"],
     ),
     "ngrams-3-4": (["--ngrams", "3-4"], ["-C", "-tokenizer", f"{NGRAM} -min 3 -max 4"]),
+    "escaped-delimiters": (  # Weka's Utils.unbackQuoteChars reads \\% and \\u001E too; a backslash is no delimiter
+        ["--delimiters", " \\%\\u001E"],
+        ["-C", "-tokenizer", 'weka.core.tokenizers.WordTokenizer -delimiters " \\\\%\\\\u001E"'],
+    ),
     "alphabetic": (
         ["--tokenizer", "alphabetic", "--lowercase"],
         ["-C", "-L", "-tokenizer", "weka.core.tokenizers.AlphabeticTokenizer"],

@@ -445,3 +445,15 @@ def test_words_holding_unicode_spaces_read_back_in_liac_arff_with_their_names(ru
     assert result.status == 0, result.stderr
     names = [name for name, _ in liac.loads(result.stdout.decode("utf-8"))["attributes"]]
     assert names == ["class", "caf\xa0noir", "x\u3000y"]
+
+
+def test_the_python_api_counts_words_holding_lone_surrogates():
+    """docs/algorithms.md §12 orders such words (only the Python API can give them); their fit failed while sizing
+    the output's names (a strict UTF-8 encoding: UnicodeEncodeError)."""
+    from filterkit.sklearn import WordVector
+
+    vectorizer = WordVector(counts=True)
+    counts = vectorizer.fit_transform(["b\ud800 c c", "d a\ud83d\ude00"], ["p", "q"]).toarray()
+    names = list(vectorizer.get_feature_names_out())
+    assert sorted(names) == sorted(["b\ud800", "c", "d", "a\ud83d\ude00"])
+    assert counts[0, names.index("c")] == 2 and counts[1, names.index("a\ud83d\ude00")] == 1
