@@ -140,7 +140,8 @@ class ThresholdEncoder(Stage):
             raise invalid_state(
                 self, f"an attribute has {encoded.max()} thresholds, more than --max-thresholds {limit}"
             )
-        if np.any((thresholds <= 0) | (thresholds != np.floor(thresholds)) | (thresholds >= 2.0**53)):
+        # a double of 2**53 or more is always whole: a count that large is encoded (its name is the exact integer)
+        if np.any((thresholds <= 0) | (thresholds != np.floor(thresholds))):
             raise invalid_state(self, "a threshold is not a positive whole number")
         self._layout()
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import dataclass, field
+from fractions import Fraction
 
 import numpy as np
 
@@ -72,13 +73,14 @@ def _counts_shape(counts) -> tuple | None:
 class SelectionStatistics:
     """What ``select`` learns in its pass: per-feature non-zero counts and the row
     count (for ``--sparsity``), class value histograms (for ``--metric``) and the
-    sampled rows (for ``--metric svm``)."""
+    sampled rows with their classes and instance weights (for ``--metric svm``)."""
 
     rows: int
     nonzero: np.ndarray
     counts: ValueCounts | LabelStatistics | LabelSetStatistics | None = None
     sample_rows: list = field(default_factory=list)
     sample_labels: list = field(default_factory=list)
+    sample_weights: list = field(default_factory=list)
 
     def merge(self, other: "SelectionStatistics") -> "SelectionStatistics":
         """Statistics of both parts (the first part's sample comes first; both count values, or neither)."""
@@ -88,6 +90,7 @@ class SelectionStatistics:
             None if self.counts is None or other.counts is None else self.counts.merge(other.counts),  # type: ignore[arg-type]  # both parts count alike
             self.sample_rows + other.sample_rows,
             self.sample_labels + other.sample_labels,
+            self.sample_weights + other.sample_weights,
         )
 
     def of_features(self, positions: np.ndarray) -> "SelectionStatistics":
@@ -276,11 +279,13 @@ class Selector(AttributeSubset):
 
     def _sample(self, part: SelectionStatistics, chunk: Chunk, rows_before: int) -> None:
         """Keep the rows whose seeded uniform draw is below ``--sample`` (row ``i`` of
-        the input always gets the i-th draw of the stream, whatever the chunking)."""
+        the input always gets the i-th draw of the stream, whatever the chunking), with
+        their instance weights; a row of weight 0 is left out, as it counts for nothing."""
         bits = np.random.PCG64(self.params["seed"])
         bits.advance(rows_before)
         generator = np.random.Generator(bits)
-        chosen = generator.random(chunk.n_rows) < self.params["sample"]
+        weights = np.ones(chunk.n_rows) if chunk.weights is None else chunk.weights
+        chosen = (generator.random(chunk.n_rows) < self.params["sample"]) & (weights > 0)
         if self.label_positions:  # each row's labels (NaN: missing), left out label by label when fitting
             classes = np.column_stack([chunk.column(position) for position in self.label_positions])
         else:
@@ -293,6 +298,7 @@ class Selector(AttributeSubset):
         block.data = np.nan_to_num(block.data, nan=0.0)
         part.sample_rows = [block]
         part.sample_labels = [classes[chosen] if self.label_positions else classes[chosen].astype(np.int64)]
+        part.sample_weights = [weights[chosen]]
 
     def finalize(self, statistics: SelectionStatistics) -> None:
         metric = self.params["metric"]
@@ -357,19 +363,22 @@ class Selector(AttributeSubset):
         return np.max(per_label, axis=0, initial=-np.inf) if per_label else np.zeros(0), round_robin(per_label, minimum)
 
     def _svm_scores(self, statistics: SelectionStatistics) -> np.ndarray:
-        """|w_j| of a liblinear SVM on the sample (Brank §3.1.1); per class one-vs-rest,
-        combined by ``--combine``, when the target has more than two classes."""
+        """|w_j| of a liblinear SVM on the sample, each row weighing its instance weight (Brank §3.1.1);
+        per class one-vs-rest, combined by ``--combine``, when the target has more than two classes."""
         from sklearn.exceptions import ConvergenceWarning
         from sklearn.svm import LinearSVC
 
         if len(self.features) == 0:
             return np.zeros(0)
         if not sum(block.shape[0] for block in statistics.sample_rows):
-            raise FilterkitError("select --metric svm: the sample holds no training rows (raise --sample)")
+            raise FilterkitError(
+                "select --metric svm: the sample holds no training rows of weight above 0 (raise --sample)"
+            )
         import scipy.sparse as sp
 
         matrix = sp.vstack(statistics.sample_rows, format="csr")
         labels = np.concatenate(statistics.sample_labels)
+        row_weights = np.concatenate(statistics.sample_weights)
         if self.label_positions:  # binary relevance: each label's rows where it is known, its value 1 positive
             names = [self.input_schema.attributes[position].name for position in self.label_positions]
             tasks = [(f"label '{name}'", ~np.isnan(labels[:, j]), labels[:, j] == 1) for j, name in enumerate(names)]
@@ -383,11 +392,16 @@ class Selector(AttributeSubset):
             y = positive[rows].astype(np.int64)
             if not len(y) or y.min() == y.max():
                 side = "in" if not len(y) or y.max() == 0 else "outside"
-                raise FilterkitError(f"select --metric svm: the sample has no rows {side} {task} (raise --sample)")
+                raise FilterkitError(
+                    f"select --metric svm: the sample has no rows of weight above 0 {side} {task} (raise --sample)"
+                )
             model = LinearSVC(C=self.params["C"], dual=True, random_state=self.params["seed"], max_iter=10000)
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", ConvergenceWarning)  # the ranking is what counts, not convergence
-                model.fit(matrix[np.flatnonzero(rows)] if not rows.all() else matrix, y)
+                if rows.all():
+                    model.fit(matrix, y, sample_weight=row_weights)
+                else:
+                    model.fit(matrix[np.flatnonzero(rows)], y, sample_weight=row_weights[rows])
             weights.append(np.abs(model.coef_.ravel()))
         if self.label_positions and self.params["normalize"] != "none":
             scale = np.linalg.norm if self.params["normalize"] == "length" else np.max
@@ -404,7 +418,7 @@ class Selector(AttributeSubset):
         if self.rule == "top":
             count = min(self.params["top"], count)
         elif self.rule == "fraction":
-            count = min(max(1, math.ceil(self.params["fraction"] * len(self.scores))), count)
+            count = min(fraction_count(self.params["fraction"], len(self.scores)), count)
         elif self.rule == "min_score":
             count = int(np.count_nonzero(self.scores[order] >= self.params["min_score"]))
         else:
@@ -432,18 +446,34 @@ class Selector(AttributeSubset):
         if self.rule != "sparsity" and not chosen_otherwise:
             assert self.scores is not None  # a declared array of the state, loaded above
             self._choose(self.scores, None)
-            if not np.array_equal(self.kept, kept):
+            if not np.array_equal(self.kept, kept) and not self._kept_by_the_float_fraction(kept):
                 raise invalid_state(
                     self, f"the kept features are not the ones --{self.rule.replace('_', '-')} keeps by the scores"
                 )
         self.kept = kept
         self._set_columns()
 
+    def _kept_by_the_float_fraction(self, kept: np.ndarray) -> bool:
+        """Whether ``kept`` is what ``--fraction`` kept before :func:`fraction_count` was exact (the ceiling of the
+        float product, one more where it rounded past a whole number): a model saved then still applies as saved."""
+        if self.rule != "fraction":
+            return False
+        assert self.scores is not None  # a declared array of the state, loaded before
+        order = ranking_order(self.scores, self.combine)
+        count = min(max(1, math.ceil(self.params["fraction"] * len(self.scores))), len(order))
+        return np.array_equal(np.sort(self.features[order[:count]]), kept)
+
     def feature_scores(self) -> dict[str, float]:
         """The ranking scores of this stage's input features, for a following ``select``."""
         names = [self.input_schema.attributes[i].name for i in self.features]
         assert self.scores is not None  # fitted
         return dict(zip(names, self.scores.tolist()))
+
+
+def fraction_count(fraction: float, n: int) -> int:
+    """⌈F·n⌉, at least 1, computed exactly for the decimal F was written as (``repr``'s shortest form): in
+    floats 0.28·25 is 7.000000000000001, whose ceiling would keep 8 of 25 features, not 7."""
+    return max(1, math.ceil(Fraction(repr(fraction)) * n))
 
 
 def round_robin(per_class: list[np.ndarray], minimum: float = -np.inf) -> np.ndarray:
