@@ -3,10 +3,12 @@
 ``transformer_for(name)`` makes, from the plugin registry, a transformer class whose parameters are the
 stage's options (``stage_NAME`` for one named like a method) and ``positive``; each is importable under
 its stage class's name and its derived name (``meanscale`` → ``MeanscaleTransformer``), made on first
-use.  X's columns become attributes, y a nominal class after them (labelled by the sorted distinct
-``str(y)``) when the stage learns from a class or y holds class labels; a label matrix Y (n × labels of 0
-and 1) becomes label attributes ``{0,1}`` after them, MEKA's ``-C -k`` (docs/sklearn.md).  Fitted state lives in
-``stage_``; pickling keeps only its plain-array state, options and schema, as a model file does.
+use.  X's columns become attributes, y a nominal class after them (its labels a pandas Categorical's
+categories in their order, as an ARFF header declares them, else the sorted distinct ``str(y)``) when the stage
+learns from a class or y holds class labels; a label matrix Y (n × labels of 0 and 1) becomes label attributes
+``{0,1}`` after them, MEKA's ``-C -k``; ``sample_weight`` gives the rows' instance weights, as an ARFF file's
+``{w}`` does (docs/sklearn.md).  Fitted state lives in ``stage_``; pickling keeps only its plain-array state,
+options and schema, as a model file does.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
-from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted, column_or_1d, validate_data
 
 from filterkit.contract import declared
 from filterkit.errors import FilterkitError
@@ -47,6 +49,7 @@ from filterkit.schema import (
 )
 from filterkit.sklearn_inputs import (
     as_targets,
+    categories_of,
     column_attribute,
     holds_text,
     is_label_matrix,
@@ -118,25 +121,28 @@ class FilterkitTransformer(TransformerMixin, BaseEstimator):
         tags.input_tags.string, tags.input_tags.two_d_array = accepts.text, not accepts.text
         return tags
 
-    def fit(self, X, y=None):
+    def fit(self, X, y=None, sample_weight=None):
         """Fit the stage on X, and on y as the class when the stage learns from one or y holds class labels;
         a label matrix Y (n × labels of 0 and 1, dense or sparse) is several labels a row, each learned from
-        as the command line learns from MEKA's labels (ignored by a stage that learns from no class)."""
-        self._fit(X, y)
+        as the command line learns from MEKA's labels (ignored by a stage that learns from no class).
+        ``sample_weight`` (one number ≥ 0 a row; None: each row weighs 1) is the rows' instance weights, which
+        the stage uses as it uses an ARFF file's on the command line."""
+        self._fit(X, y, sample_weight)
         return self
 
-    def fit_transform(self, X, y=None):
-        """``fit(X, y).transform(X)``, the same values, X's made of what the fit's pass kept where its stage keeps
-        one: ``WordVector`` cuts the documents into words once, not again for the transform."""
-        chain, kept = self._fit(X, y, keeping=True)
+    def fit_transform(self, X, y=None, sample_weight=None):
+        """``fit(X, y, sample_weight).transform(X)``, the same values, X's made of what the fit's pass kept where its
+        stage keeps one: ``WordVector`` cuts the documents into words once, not again for the transform."""
+        chain, kept = self._fit(X, y, sample_weight, keeping=True)
         with contextlib.closing(kept):
             if kept.stage_position is None:
                 return self.transform(X)
             return self._as_output(self._failing_as_value_error(lambda: next(iter(chain.transform_kept(kept)))), X)
 
-    def _fit(self, X, y, keeping: bool = False):
+    def _fit(self, X, y, sample_weight, keeping: bool = False):
         """:meth:`fit`: the chain fitted, and (``keeping``) what its pass kept (None: not asked)."""
         required = self._learns_from_y()
+        categories = categories_of(y)
         y = as_targets(y)
         matrix = required and is_label_matrix(y)
         supervised = required or (
@@ -157,7 +163,9 @@ class FilterkitTransformer(TransformerMixin, BaseEstimator):
                 column_attribute(name, column) for name, column in zip(self._input_names(len(columns)), columns)
             ]
             X, text = table_values(attributes, columns)
-        labels, targets = self._class_labels(column_or_1d(y, warn=True), required) if one_class else ((), None)
+        labels, targets = (
+            self._class_labels(column_or_1d(y, warn=True), required, categories) if one_class else ((), None)
+        )
         names: tuple[str, ...] = ()
         if matrix:
             names, targets = self._label_matrix(y, X.shape[0], [attribute.name for attribute in attributes])
@@ -165,7 +173,7 @@ class FilterkitTransformer(TransformerMixin, BaseEstimator):
         stage = self._failing_as_value_error(self._new_stage)
         chain = Chain([stage], class_spec="last" if labels else None, positive=self._positive_label())
         chain.kept_statistics = {}
-        rows = Chunk(with_targets(X, targets, len(schema) - len(attributes)), text)
+        rows = Chunk(with_targets(X, targets, len(schema) - len(attributes)), text, _row_weights(sample_weight, X))
         kept = kept_for_rows(rows) if keeping else None
         try:
             self._fit_chain(chain, MemorySource(schema, rows), kept)
@@ -238,12 +246,12 @@ class FilterkitTransformer(TransformerMixin, BaseEstimator):
         return not hasattr(self, "stage_") or self.statistics_ is not None or not declared(self.stage_, "learns")
 
     @available_if(_takes_more_rows)
-    def partial_fit(self, X, y=None):
-        """Fit on more rows: the stage as one ``fit`` on the rows of every call so far gives it, to the bit
-        (the statistics kept by the last call merged with these rows': :mod:`filterkit.updating`).  The first
-        call is ``fit``; the later ones take X's columns and y's labels as it had them."""
+    def partial_fit(self, X, y=None, sample_weight=None):
+        """Fit on more rows: the stage as one ``fit`` on the rows of every call so far (and their ``sample_weight``)
+        gives it, to the bit (the statistics kept by the last call merged with these rows': :mod:`filterkit.updating`).
+        The first call is ``fit``; the later ones take X's columns and y's labels as it had them."""
         if not hasattr(self, "stage_"):
-            return self.fit(X, y)
+            return self.fit(X, y, sample_weight)
         X, text = self._fitted_rows(X)
         if not declared(self.stage_, "learns"):
             return self
@@ -253,8 +261,12 @@ class FilterkitTransformer(TransformerMixin, BaseEstimator):
         schema = self.input_schema_
         old = Chain([self.stage_], class_spec=None, positive=self._positive_label())
         old.input_schema, old.class_name = schema, schema.attributes[-1].name if self.class_labels_ else None
-        rows = MemorySource(schema, Chunk(with_targets(X, targets, self._n_targets()), text))
-        self._keep_fitted(self._failing_as_value_error(updated_chain, old, [self.statistics_], rows, _registry()))
+        rows = Chunk(with_targets(X, targets, self._n_targets()), text, _row_weights(sample_weight, X))
+        self._keep_fitted(
+            self._failing_as_value_error(
+                updated_chain, old, [self.statistics_], MemorySource(schema, rows), _registry()
+            )
+        )
         return self
 
     def _keep_fitted(self, chain: Chain) -> None:
@@ -307,29 +319,36 @@ class FilterkitTransformer(TransformerMixin, BaseEstimator):
                 f"(its labels: {shown_labels(self.class_labels_)}): fit on all the rows"
             )
         codes = np.full(len(y), np.nan)
-        codes[present] = np.searchsorted(np.array(self.class_labels_, dtype=object), np.array(text, dtype=object))
+        codes[present] = _positions(self.class_labels_, text)
         return codes
 
-    def _class_labels(self, y, required: bool) -> tuple[tuple[str, ...], np.ndarray]:
-        """The class labels (sorted distinct ``str(y)``) and y's codes (NaN where missing)."""
+    def _class_labels(
+        self, y, required: bool, categories: tuple[str, ...] | None
+    ) -> tuple[tuple[str, ...], np.ndarray]:
+        """The class labels and y's codes (NaN where missing): the labels are ``categories`` (a pandas Categorical
+        y's, in their order, those no row has included, as an ARFF header declares its labels), else the sorted
+        distinct ``str(y)``."""
         known = known_targets(y)
         check_classification_targets(known)
         text = np.array([str(value) for value in known], dtype=object)
-        labels = np.unique(text)
+        present = tuple(np.unique(text).tolist())
+        labels = present if categories is None else categories
+        if len(set(labels)) < len(labels):
+            raise ValueError(f"{type(self).__name__}: y's categories {shown_labels(labels)} repeat a label as str(y)")
         positive = self._positive_label()
         if positive is not None and positive not in labels:
             raise ValueError(
                 f"{type(self).__name__}: positive={self.positive!r} is not one of y's labels "
-                f"{shown_labels(tuple(labels.tolist()))} (compared as str(y))"
+                f"{shown_labels(labels)} (compared as str(y))"
             )
-        if required and len(labels) < 2:
+        if required and len(present) < 2:
             raise ValueError(
-                f"{type(self).__name__}: y holds {len(labels)} class{'' if len(labels) == 1 else 'es'} "
-                f"{shown_labels(tuple(labels.tolist()))}; stage '{self._stage_name()}' learns from at least two"
+                f"{type(self).__name__}: y holds {len(present)} class{'' if len(present) == 1 else 'es'} "
+                f"{shown_labels(present)}; stage '{self._stage_name()}' learns from at least two"
             )
         codes = np.full(len(y), np.nan)
-        codes[[not is_missing(value) for value in y]] = np.searchsorted(labels, text)
-        return tuple(labels.tolist()), codes
+        codes[[not is_missing(value) for value in y]] = _positions(labels, text)
+        return labels, codes
 
     def _positive_label(self) -> str | None:
         positive = getattr(self, "positive", None)
@@ -484,6 +503,21 @@ class FilterkitTransformer(TransformerMixin, BaseEstimator):
 
 
 _X_CHECKS = {"accept_sparse": "csr", "dtype": np.float64, "ensure_all_finite": "allow-nan"}
+
+
+def _positions(labels: tuple[str, ...], text: list[str] | np.ndarray) -> np.ndarray:
+    """Where each of ``text`` (labels among ``labels``) stands in ``labels``, which need not be sorted."""
+    spelled = np.array(labels, dtype=object)
+    order = np.argsort(spelled)
+    return order[np.searchsorted(spelled, np.array(text, dtype=object), sorter=order)]
+
+
+def _row_weights(sample_weight, X) -> np.ndarray | None:
+    """``sample_weight`` as the rows' instance weights (float64, one per row of X, finite and ≥ 0), None when not
+    given (each row weighs 1); ValueError for another count, a negative weight or all zero, as scikit-learn's."""
+    if sample_weight is None:
+        return None
+    return _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
 
 
 def _needs_a_class(make_stage: Callable[[], Stage], unmade: bool) -> bool:

@@ -84,6 +84,14 @@ def as_targets(y):
     return cells
 
 
+def categories_of(y) -> tuple[str, ...] | None:
+    """The categories of a pandas Categorical y (or a Series of one) in their order, spelled ``str``, those no row
+    has included; None for y of any other type (its labels have no order of their own)."""
+    if str(getattr(y, "dtype", "")) != "category":
+        return None
+    return tuple(str(category) for category in getattr(y, "cat", y).categories)
+
+
 def known_targets(y) -> np.ndarray:
     """y without its missing values; labels of text as an object array of strings."""
     y = np.asarray(y, dtype=object) if not isinstance(y, np.ndarray) else y

@@ -1,5 +1,6 @@
-"""Whole files as scikit-learn's ``(X, y, feature_names)`` (docs/sklearn.md): :func:`load` reads any file the
-command line reads, :func:`load_arff` an ARFF file; both are importable from :mod:`filterkit.sklearn`."""
+"""Whole files as scikit-learn's ``(X, y, feature_names)``, or ``(X, y, feature_names, sample_weight)`` with the rows'
+instance weights (docs/sklearn.md): :func:`load` reads any file the command line reads, :func:`load_arff` an ARFF file;
+both are importable from :mod:`filterkit.sklearn`."""
 
 from __future__ import annotations
 
@@ -22,18 +23,19 @@ from filterkit.schema import NOMINAL, Attribute, Chunk, Schema, concatenate
 
 
 class Loaded(tuple):
-    """What :func:`load` and :func:`load_arff` return: the tuple ``(X, y, feature_names)``, and in
-    ``label_names`` the names of multi-label data's labels, Y's columns (``()`` for data with a class)."""
+    """What :func:`load` and :func:`load_arff` return: the tuple ``(X, y, feature_names)``, or with
+    ``sample_weight`` (``return_weights=True``) ``(X, y, feature_names, sample_weight)``; and in ``label_names``
+    the names of multi-label data's labels, Y's columns (``()`` for data with a class)."""
 
     label_names: tuple[str, ...]
 
-    def __new__(cls, X, y, feature_names: list[str], label_names: tuple[str, ...] = ()):
-        loaded = super().__new__(cls, (X, y, feature_names))
+    def __new__(cls, X, y, feature_names: list[str], label_names: tuple[str, ...] = (), sample_weight=None):
+        loaded = super().__new__(cls, (X, y, feature_names) + (() if sample_weight is None else (sample_weight,)))
         loaded.label_names = tuple(label_names)
         return loaded
 
     def __getnewargs__(self):
-        return (*self, self.label_names)
+        return (*self[:3], self.label_names, *self[3:])
 
 
 def load(
@@ -42,28 +44,37 @@ def load(
     as_frame: bool = False,
     format: str | None = None,
     labels: str | os.PathLike | None = None,
+    return_weights: bool = False,
     **format_options,
 ) -> Loaded:
     """Any file the command line reads (docs/sklearn.md), in ``format`` (``--from``'s names; None: by its
     name, as the command line decides) with the formats' reading options ``format_options`` (``text=``,
     ``nominal=``, ``numeric=``, ``zero_based=``, ``labels_column=``; TypeError for one the format does not take), as
-    ``(X, y, feature_names)``: see :func:`load_arff`, also for ``labels`` (Mulan's XML)."""
+    ``(X, y, feature_names)``: see :func:`load_arff`, also for ``labels`` (Mulan's XML) and ``return_weights``."""
     options = FormatOptions(None if class_ is None else str(class_), **format_options)
     read_as = format_of(os.fspath(path), format) if isinstance(path, (str, os.PathLike)) else ARFF
     untaken = options.untaken(read_as)
     if untaken is not None:
         raise TypeError(f"load: {read_as} input does not take the format option {untaken}={options.given[untaken]!r}")
-    return _loaded(_read_whole(path, format, options), options.class_spec, as_frame, "load", labels)
+    return _loaded(_read_whole(path, format, options), options.class_spec, as_frame, "load", labels, return_weights)
 
 
 def load_arff(
-    path, class_: str | int | None = "last", as_frame: bool = False, labels: str | os.PathLike | None = None
+    path,
+    class_: str | int | None = "last",
+    as_frame: bool = False,
+    labels: str | os.PathLike | None = None,
+    return_weights: bool = False,
 ) -> Loaded:
     """An ARFF file (plain or gzip) as ``(X, y, feature_names)``, the class picked by ``class_`` as ``-c``
-    does (docs/sklearn.md); ``as_frame=True`` gives a pandas DataFrame and Series.  On multi-label data
-    (MEKA's ``-C``, or the labels Mulan's XML file ``labels`` names, as ``--labels``) y is the label matrix
-    Y, one column per label, and the result's ``label_names`` names them; ``class_`` is not used."""
-    return _loaded(read_arff(path), None if class_ is None else str(class_), as_frame, "load_arff", labels)
+    does (docs/sklearn.md); ``as_frame=True`` gives a pandas DataFrame and a Series whose categories are the
+    class's labels in the header's order (a numpy y holds the labels, which the adapters order sorted).  On
+    multi-label data (MEKA's ``-C``, or the labels Mulan's XML file ``labels`` names, as ``--labels``) y is the
+    label matrix Y, one column per label, and the result's ``label_names`` names them; ``class_`` is not used.
+    ``return_weights=True`` adds the rows' instance weights (``{w}``; 1 where none), for ``fit``'s ``sample_weight``:
+    without it, a file with a weight other than 1 gives a warning, as X and y leave the weights out."""
+    class_spec = None if class_ is None else str(class_)
+    return _loaded(read_arff(path), class_spec, as_frame, "load_arff", labels, return_weights)
 
 
 def _read_whole(path, format_name: str | None, options: FormatOptions) -> tuple[Schema, Chunk]:
@@ -90,11 +101,14 @@ def _read_whole(path, format_name: str | None, options: FormatOptions) -> tuple[
         return schema, concatenate(list(chunks), len(schema), schema.text_columns())
 
 
-def _loaded(read: tuple[Schema, Chunk], class_spec: str | None, as_frame: bool, caller: str, labels) -> Loaded:
-    """``(X, y, feature_names)`` of a whole file's schema and rows (``caller`` names the loader in its warning);
-    on multi-label data (the labels MEKA's ``-C`` or Mulan's XML file ``labels`` names) y is the label matrix:
-    :func:`_label_matrix_of`."""
+def _loaded(
+    read: tuple[Schema, Chunk], class_spec: str | None, as_frame: bool, caller: str, labels, return_weights: bool
+) -> Loaded:
+    """``(X, y, feature_names)`` of a whole file's schema and rows (``caller`` names the loader in its warnings),
+    and the rows' weights when ``return_weights``; on multi-label data (the labels MEKA's ``-C`` or Mulan's XML file
+    ``labels`` names) y is the label matrix."""
     schema, chunk = read
+    weights = _row_weights(chunk, return_weights, caller)
     names_of_labels = label_names(schema, None if labels is None else mulan_labels(os.fspath(labels)))
     targets = label_positions(schema, names_of_labels)
     class_index = None if targets else resolve_class(schema, class_spec)
@@ -112,8 +126,22 @@ def _loaded(read: tuple[Schema, Chunk], class_spec: str | None, as_frame: bool, 
         y = sp.csr_matrix(y) if sp.issparse(y) else np.asarray(y, dtype=np.float64)
     if as_frame:
         frame, target = _as_frame(schema, features, names, X, chunk.text, class_index, y, caller, names_of_labels)
-        return Loaded(frame, target, names, names_of_labels)
-    return Loaded(_feature_array(schema, features, X, chunk.text, caller), y, names, names_of_labels)
+        return Loaded(frame, target, names, names_of_labels, weights)
+    return Loaded(_feature_array(schema, features, X, chunk.text, caller), y, names, names_of_labels, weights)
+
+
+def _row_weights(chunk: Chunk, return_weights: bool, caller: str) -> np.ndarray | None:
+    """The rows' instance weights (float64, 1 where a row has none) when ``return_weights``, else None, with a
+    warning where a weight is not 1: the adapters would fit the rows unweighted, unlike the command line."""
+    if return_weights:
+        return np.ones(chunk.n_rows) if chunk.weights is None else np.asarray(chunk.weights, dtype=np.float64)
+    if chunk.weights is not None and np.any(chunk.weights != 1):
+        warnings.warn(
+            f"{caller}: the rows carry instance weights other than 1, which X and y leave out and the command line "
+            f"uses: {caller}(..., return_weights=True) gives them, for fit(X, y, sample_weight=...)",
+            stacklevel=4,
+        )
+    return None
 
 
 def _feature_array(schema: Schema, features: list[int], X, text: dict, caller: str):
