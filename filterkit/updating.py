@@ -24,10 +24,12 @@ import numpy as np
 from filterkit.contract import declared
 from filterkit.errors import FilterkitError
 from filterkit.exact import ExactSums, SortedSums, complex_keys, in_written_form
-from filterkit.model import NotAModel, decoded_array, embedded_array
+from filterkit.model import NotAModel, decoded_array, embedded_array, saved_state
 from filterkit.plugins import Registry
 from filterkit.progress import Progress
 from filterkit.runner import Chain, guarded
+from filterkit.schema import Chunk
+from filterkit.sources import MemorySource
 from filterkit.stage import Stage, Updatable, ValueMapped
 from filterkit.statistics import LabelSetStatistics, LabelStatistics, PresenceCounts, ValueCounts
 
@@ -74,6 +76,23 @@ def section_statistics(section: Any, chain: Chain) -> list[dict | None]:
         loaded_statistics(stage, saved)
         statistics.append(saved)
     return statistics
+
+
+def refuse_statistics_unlike_states(chain: Chain, statistics: list[dict | None], registry: Registry) -> None:
+    """FilterkitError naming the first stage whose saved ``statistics`` do not give its saved state: the chain updated
+    by no rows is what a fit on those statistics gives, so a statistic edited apart from the state (a range, a
+    document count), which the update would merge as the old rows', shows here.  Each is checked alone on loading."""
+    assert chain.input_schema is not None, "the chain is fitted"
+    schema = chain.input_schema
+    no_rows = Chunk(np.zeros((0, len(schema))), {position: [] for position in schema.text_columns()})
+    refitted = updated_chain(chain, statistics, MemorySource(schema, no_rows), registry)
+    for position, (saved, again) in enumerate(zip(chain.stages, refitted.stages), 1):
+        where = f"stage {position} '{saved.name}'"
+        if saved_state(saved.state(), where) != saved_state(again.state(), where):
+            raise FilterkitError(
+                f"the model's '{SECTION}' of {where} do not give its saved state (a fit on them gives another): "
+                "the statistics or the state were edited"
+            )
 
 
 def saved_statistics(stage: Stage, statistics: Any) -> dict:

@@ -522,3 +522,48 @@ def test_a_fitted_transformer_that_keeps_no_statistics_has_no_partial_fit():
     assert hasattr(selector, "partial_fit")  # before the fit, partial_fit is fit
     assert not hasattr(selector.fit(X, y), "partial_fit")
     assert hasattr(transformer_for("select")(metric="ig", top=2).fit(X, y), "partial_fit")
+
+
+UNLIKE_STATE = "do not give its saved state (a fit on them gives another): the statistics or the state were edited"
+
+
+def _shape(entry: dict) -> list[int]:
+    return entry["array"]["shape"]
+
+
+def _float_entry(values) -> dict:
+    values = np.ascontiguousarray(values, dtype="<f8")
+    encoded = base64.b64encode(values.tobytes()).decode()
+    return {"array": {"dtype": "<f8", "shape": list(values.shape), "base64": encoded}}
+
+
+@pytest.mark.parametrize(
+    "chain, position, spoil_statistics",
+    [
+        # minmax's training low edited to -100: the update merged it and the model's minimum became -100
+        (
+            ["minmax", "l2"],
+            0,
+            lambda entry: entry.update(low=_float_entry(np.full(entry["low"]["array"]["shape"], -100.0))),
+        ),
+        # a range narrowed to one value, each statistic plausible alone
+        (["minmax", "l2"], 0, lambda entry: entry.update(high=entry["low"])),
+        # words' n_documents edited upward (its pairs stay within it): the update said 102158 documents
+        (["words", "--lowercase", "bns", "l2"], 0, lambda entry: entry.update(n_documents=entry["n_documents"] + 9)),
+    ],
+    ids=["minmax-low", "minmax-no-width", "words-documents"],
+)
+def test_statistics_that_do_not_give_the_saved_state_are_refused_naming_the_stage(
+    run_filterkit, tmp_path, chain, position, spoil_statistics
+):
+    data = reuters_documents(tmp_path) if chain[0] == "words" else OH0_SAMPLE
+    first, more, _ = split_arff(data, tmp_path, 40)
+    model = tmp_path / "first.json"
+    fitted(run_filterkit, model, first, chain)
+    document = json.loads(model.read_text())
+    spoil_statistics(document["statistics"][position])
+    model.write_text(json.dumps(document))
+    result = run_filterkit("update", model, more, "-o", tmp_path / "new.json")
+    assert result.status == 1 and not (tmp_path / "new.json").exists()
+    where = f"stage {position + 1} '{chain[0]}'"
+    assert result.stderr == f"filterkit: error: {model}: the model's 'statistics' of {where} {UNLIKE_STATE}\n"

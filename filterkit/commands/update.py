@@ -23,7 +23,12 @@ from filterkit.formats import FormatOptions, format_of, new_rows_reading
 from filterkit.model import ModelFile, save_model
 from filterkit.progress import Progress, progress_mode
 from filterkit.running import open_source
-from filterkit.updating import section_statistics, statistics_section, updated_chain
+from filterkit.updating import (
+    refuse_statistics_unlike_states,
+    section_statistics,
+    statistics_section,
+    updated_chain,
+)
 
 
 @click.command(
@@ -62,6 +67,7 @@ def update(ctx: click.Context, model_path: str, input_path: str, output: str, **
         )
     try:
         statistics = section_statistics(section, chain)
+        refuse_statistics_unlike_states(chain, statistics, registry)
     except FilterkitError as error:
         raise FilterkitError(error.message, model_path) from None
     # the rows are read as the training data was, as apply reads them
