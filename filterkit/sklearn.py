@@ -27,7 +27,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
-from sklearn.utils.validation import _check_sample_weight, check_is_fitted, column_or_1d, validate_data
+from sklearn.utils.validation import check_array, check_is_fitted, column_or_1d, validate_data
 
 from filterkit.contract import declared
 from filterkit.errors import FilterkitError
@@ -517,7 +517,17 @@ def _row_weights(sample_weight, X) -> np.ndarray | None:
     given (each row weighs 1); ValueError for another count, a negative weight or all zero, as scikit-learn's."""
     if sample_weight is None:
         return None
-    return _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
+    weights = np.asarray(sample_weight, dtype=np.float64)
+    weights = check_array(
+        np.full(X.shape[0], weights) if weights.ndim == 0 else weights, ensure_2d=False, input_name="sample_weight"
+    )
+    if weights.shape != (X.shape[0],):
+        raise ValueError(f"sample_weight.shape == {weights.shape}, expected ({X.shape[0]},)")
+    if np.any(weights < 0):
+        raise ValueError("sample_weight holds a negative weight")
+    if not np.any(weights):
+        raise ValueError("sample_weight: every weight is zero (at least one row must weigh above 0)")
+    return weights
 
 
 def _needs_a_class(make_stage: Callable[[], Stage], unmade: bool) -> bool:

@@ -595,13 +595,11 @@ class WordVector(KeptPass, Updatable, Explainable):
                 self.params["prefix"], self.n_columns, self.columns, names, taken
             )
             self.renamed += placeholders_renamed
-        # the names' UTF-8 bytes: characters, plus what encoding adds beyond ASCII (encoding them joined, 150,000
-        # bigrams' names took 12-23 ms; this, 5 ms)
+        # the names' UTF-8 bytes (a lone surrogate, which only the Python API gives, as three): characters, plus what
+        # encoding adds beyond ASCII (encoding them joined, 150,000 bigrams' names took 12-23 ms; this, 5 ms)
         every = [a.name for a in attributes] + names
-        wider = sum(  # a lone surrogate (the Python API's, which no file writes) counted as its three bytes
-            len(name.encode("utf-8", "surrogatepass")) - len(name) for name in itertools.filterfalse(str.isascii, every)
-        )
-        name_bytes = sum(map(len, every)) + wider
+        wider = (len(name.encode("utf-8", "surrogatepass")) - len(name) for name in every if not name.isascii())
+        name_bytes = sum(map(len, every)) + sum(wider)
         fewer = (
             "hash into fewer --hash bits"
             if self.n_columns
