@@ -527,8 +527,8 @@ _RANGE_ITEM = re.compile(r"^(first|last|\d+)(?:-(first|last|\d+))?$")
 
 
 def weka_range(text: str, n_attributes: int, flag: str) -> tuple[np.ndarray, set[int]]:
-    """The sorted 0-based positions a Weka attribute range names (``first-3,5,last``), and those named
-    as single items; FilterkitError naming the option ``flag`` when malformed or out of 1…n."""
+    """The sorted 0-based positions a Weka attribute range names (``first-3,5,last``; a span either way round, as
+    Weka's ``Range``), and those named as single items; FilterkitError naming the option ``flag`` when malformed or out of 1…n."""
     chosen: set[int] = set()
     single: set[int] = set()
     for item in text.replace(" ", "").split(","):
@@ -536,7 +536,7 @@ def weka_range(text: str, n_attributes: int, flag: str) -> tuple[np.ndarray, set
         if not match:
             raise FilterkitError(f"option {flag}: {text!r} is not a range like first-3,5,last")
         bounds = [1 if b == "first" else n_attributes if b == "last" else int(b) for b in match.groups() if b]
-        low, high = bounds[0], bounds[-1]
+        low, high = min(bounds), max(bounds)  # Weka's Range reads 3-1 as 1-3, and last-first as first-last
         if not 1 <= low <= high <= n_attributes:
             raise FilterkitError(f"option {flag}: {item!r} is not within 1-{n_attributes}")
         chosen.update(range(low - 1, high))

@@ -277,6 +277,9 @@ def test_weka_range_labels_and_ranges():
     assert range_labels(np.zeros(0)) == ("'All'",)
     assert weka_range("first-last", 4, "--attributes")[0].tolist() == [0, 1, 2, 3]
     assert weka_range("1,3-last", 5, "--attributes")[0].tolist() == [0, 2, 3, 4]
+    # a span either way round, as Weka's Range (Remove -R 3-1 keeps petalwidth and the class of iris)
+    assert weka_range("3-1", 5, "--attributes")[0].tolist() == [0, 1, 2]
+    assert weka_range("last-first", 4, "--attributes")[0].tolist() == [0, 1, 2, 3]
     with pytest.raises(FilterkitError, match="--attributes"):
         weka_range("2-9", 5, "--attributes")
 
