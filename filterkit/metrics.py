@@ -21,7 +21,7 @@ from filterkit.discretization import mdl_cut_points_by_feature
 from filterkit.errors import FilterkitError
 from filterkit.schema import NOMINAL, Attribute, check_positive
 from filterkit.stage import Option, Provenance, task_choices
-from filterkit.statistics import ClassCounts, Histogram, ValueCounts
+from filterkit.statistics import ClassCounts, Histogram, ValueCounts, sums_through
 
 
 @dataclass(frozen=True)
@@ -574,16 +574,7 @@ def _threshold_scores(n_features: int, histogram: Histogram, metric: Metric, tar
 
 
 def _sums_after(values: np.ndarray, feature: np.ndarray) -> np.ndarray:
-    """Each entry's sum of the ``values`` after it of its feature (``feature`` sorted): a segmented scan of the
-    reversed entries (Hillis and Steele's, log₂ n passes), so that no sum takes in another feature's values (a
-    running total over every feature less its value at the feature's start lost a feature's small weights to the
-    others' large ones) and a feature's last entries are summed alone: no positive after a cut is exactly 0."""
-    if len(values) == 0:
-        return np.zeros(0)
-    sums, owner = values[::-1].astype(np.float64), feature[::-1]
-    shift = 1
-    while shift < len(sums):
-        sums[shift:] += np.where(owner[shift:] == owner[:-shift], sums[:-shift], 0.0)
-        shift *= 2
-    through = sums[::-1]  # each entry's value and those after it, within its feature
+    """Each entry's sum of the ``values`` after it of its feature (``feature`` sorted, :func:`sums_through` of the
+    entries reversed): a feature's last entries are summed alone, so no positive after a cut is exactly 0."""
+    through = sums_through(values[::-1], feature[::-1])[::-1]  # each entry's value and those after it
     return np.r_[np.where(feature[1:] == feature[:-1], through[1:], 0.0), 0.0]

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from filterkit.statistics import ValueCounts
+from filterkit.statistics import ValueCounts, sums_through
 
 #: ``shape --neighbors``' default: rows taken on each side of a value.
 NEIGHBORS = 15
@@ -249,22 +249,29 @@ def _window_probabilities(feature: np.ndarray, rows: np.ndarray, positives: np.n
     Groups are sorted by (feature, value).  The rows of each feature in value
     order define F(r), the positives among its first r rows, linear inside a
     tie group; a window [a, b) of row positions holds F(b) − F(a) positives.
+    Each feature's positions and F are summed from its own entries alone
+    (:func:`sums_through`), so its windows do not depend on other features.
     """
     if len(feature) == 0:
         return np.zeros(0)
-    starts = np.flatnonzero(np.r_[True, feature[1:] != feature[:-1]])
-    group = np.repeat(np.arange(len(starts)), np.diff(np.r_[starts, len(feature)]))
-    cumulative_rows = np.r_[0.0, np.cumsum(rows)]
-    cumulative_positives = np.r_[0.0, np.cumsum(positives)]
-    offset = cumulative_rows[starts][group]
-    feature_rows = np.add.reduceat(rows, starts)[group]
-    end = cumulative_rows[1:] - offset
-    begin = end - rows
+    first = np.r_[True, feature[1:] != feature[:-1]]
+    end, positives_through = sums_through(rows, feature), sums_through(positives, feature)
+    begin = np.where(first, 0.0, np.r_[0.0, end[:-1]])
+    positives_before_entry = np.where(first, 0.0, np.r_[0.0, positives_through[:-1]])
+    feature_rows = end[np.r_[first[1:], True]][np.cumsum(first) - 1]  # each feature's last end, per entry
     low = np.maximum(begin - neighbors, 0.0)
     high = np.minimum(end + neighbors, feature_rows)
 
     def positives_before(position):
-        return np.interp(position + offset, cumulative_rows, cumulative_positives)
+        """F(position) of each entry's feature, as ``np.interp``: inside the first entry whose end reaches it."""
+        order = np.lexsort((np.repeat([0, 1], len(end)), np.r_[position, end], np.r_[feature, feature]))
+        is_entry_end = order >= len(end)  # at one place a position sorts before an entry's end
+        entry = np.empty(len(end), dtype=np.int64)
+        entry[order[~is_entry_end]] = (np.cumsum(is_entry_end) - is_entry_end)[~is_entry_end]
+        with np.errstate(divide="ignore", invalid="ignore"):  # an entry of weight 0 is never inside
+            inside = positives[entry] / rows[entry] * (position - begin[entry]) + positives_before_entry[entry]
+        at_end = np.where(position > begin[entry], inside, positives_before_entry[entry])
+        return np.where(position >= end[entry], positives_through[entry], at_end)
 
     window_rows = high - low
     window_positives = positives_before(high) - positives_before(low)

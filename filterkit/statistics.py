@@ -293,6 +293,19 @@ def _check_key_space(n_features: int, n_classes: int) -> None:
         raise FilterkitError(f"{n_features} features × {n_classes} classes are too many to count")
 
 
+def sums_through(values: np.ndarray, groups: np.ndarray) -> np.ndarray:
+    """Each entry's sum of the ``values`` of its group up to and including it, the entries of a group together (a
+    histogram's features): a segmented scan (Hillis and Steele's, log₂ n passes), so that no sum takes in another
+    group's values, as a running total over every group less its value at the group's start did (a group's small
+    weights were lost to the others' large ones, and its sums hung on theirs)."""
+    sums = values.astype(np.float64)
+    shift = 1
+    while shift < len(sums):
+        sums[shift:] += np.where(groups[shift:] == groups[:-shift], sums[:-shift], 0.0)
+        shift *= 2
+    return sums
+
+
 @dataclass
 class Histogram:
     """Per feature, its distinct training values (``feature``, ``value``: sorted by feature,

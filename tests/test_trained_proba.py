@@ -75,7 +75,7 @@ def test_the_readme_s_model_decides_by_the_probability_not_the_margin_s_sign(run
     assert run_filterkit("-o", test_path, OH0, "fold", "--fold", "1", "--of", "5").status == 0
     assert run_filterkit("train", "-q", "--positive", "Ethics", "-o", model, train_path).status == 0
     explained = run_filterkit("explain", "--top", "3", model, test_path).stdout.decode()
-    assert "\nrow 2: Ethics (decision -0.329775, probability 0.9993)\n" in explained  # the README's
+    assert "\nrow 2: Ethics (decision -0.329805, probability 0.9993)\n" in explained  # the README's
     rows = list(csv.DictReader(io.StringIO(run_filterkit("predict", model, test_path).stdout.decode())))
     probabilities = np.array([float(row["probability"]) for row in rows])
     assert [row["label"] == "Ethics" for row in rows] == (probabilities >= 0.5).tolist()
