@@ -292,7 +292,7 @@ def _read_document(path) -> dict:
     except UnicodeDecodeError as error:
         raise NotAModel(f"not UTF-8 text: {error.reason} at byte {error.start + 1}") from None
     try:
-        document = json.loads(text)
+        document = json.loads(text, object_pairs_hook=_object_of_unique_keys)
     except json.JSONDecodeError as error:
         raise FilterkitError(f"not a filterkit model (bad JSON: {error.msg})", str(path), error.lineno) from None
     except RecursionError:
@@ -310,6 +310,16 @@ def _read_document(path) -> dict:
     _check_writer(document.get("filterkit_version"), path)
     _check_document(document)
     return document
+
+
+def _object_of_unique_keys(pairs: list[tuple[str, Any]]) -> dict:
+    """A JSON object of ``pairs``; NotAModel naming a key given twice (of which ``json`` keeps the last, silently)."""
+    keys: set[str] = set()
+    for key, _ in pairs:
+        if key in keys:
+            raise NotAModel(f"its JSON holds the key {json.dumps(key)[:40]} twice in one object")
+        keys.add(key)
+    return dict(pairs)
 
 
 def _major(version: str) -> int | None:
@@ -405,6 +415,7 @@ def _check_document(document: dict) -> None:
     _expect(schema, {"relation": str, "attributes": list}, "input_schema")
     for position, attribute in enumerate(schema["attributes"], 1):
         _check_attribute(attribute, f"input attribute {position}")
+    _refuse_declared_twice([attribute["name"] for attribute in schema["attributes"]], "input_schema: the attribute")
     for position, entry in enumerate(document["stages"], 1):
         where = f"stage {position}"
         if not isinstance(entry, dict):
@@ -461,6 +472,8 @@ def _label_states(section: dict) -> list[tuple[str, dict]]:
         if not isinstance(entry, dict) or ("state" in entry) == ("constant" in entry):
             raise NotAModel(f"{where}: not an object holding either a 'state' or a 'constant'")
         _refuse_unknown(entry, frozenset(("state", "fitted", "constant")), where)
+        if not isinstance(entry.get("fitted", {}), dict):
+            raise NotAModel(f"{where}: 'fitted' is {_json_type(entry['fitted'])}, not an object")
         if "constant" in entry and type(entry["constant"]) is not bool:
             raise NotAModel(f"{where}: 'constant' is {json.dumps(entry['constant'])[:40]}, not true or false")
         if "state" in entry:
@@ -489,11 +502,27 @@ def _classifier_section(document: dict, chain: Chain) -> dict | None:
         return {**section, "per_label": per_label}
     if chain.class_name is None or all(a.name != chain.class_name for a in schema.attributes):
         raise NotAModel("it holds a classifier but its chain's output has no class attribute")
-    labels = schema.attributes[schema.index_of(chain.class_name)].labels
-    unknown = [label for label in section["classes"] if label not in labels]
+    _check_classes(section, schema.attributes[schema.index_of(chain.class_name)].labels, chain.positive)
+    return {**section, "state": _decoded_state(section["state"], bound)}
+
+
+def _check_classes(section: dict, labels: tuple[str, ...], positive: str | None) -> None:
+    """NotAModel unless the classes of a binary or multi-class ``section`` are what ``train`` writes: the
+    ``positive`` label alone, or the class's ``labels`` that have rows, each once, in their declared order."""
+    classes = section["classes"]
+    unknown = [label for label in classes if label not in labels]
     if unknown:
         raise NotAModel(f"the classifier's class {shown(unknown[0])} is not a label of the class")
-    return {**section, "state": _decoded_state(section["state"], bound)}
+    positions = [labels.index(label) for label in classes]
+    if len(set(positions)) != len(positions):
+        raise NotAModel("the classifier's classes: a class is named twice")
+    if section["task"] == "binary" and len(classes) == 1 and classes[0] != positive:
+        raise NotAModel(
+            f"the binary classifier's class {shown(classes[0])} is not the model's positive label "
+            + (shown(positive) if positive is not None else "(it has none)")
+        )
+    if section["task"] == "multiclass" and positions != sorted(positions):
+        raise NotAModel("the classifier's classes are not in the order of the class's labels")
 
 
 def _decoded_state(saved: dict, bound: int) -> dict:
@@ -538,12 +567,24 @@ def _check_attribute(attribute, where: str) -> None:
     labels = attribute.get("labels", [])
     if not isinstance(labels, list) or not all(isinstance(label, str) for label in labels):
         raise NotAModel(f"{where}: 'labels' is not a list of strings")
+    _refuse_declared_twice(labels, f"{where}: the label")
     _expect_text_or_null(attribute, ("date_format", "declared_type"), where)
     members = attribute.get("members", [])
     if not isinstance(members, list):
         raise NotAModel(f"{where}: 'members' is {_json_type(members)}, not a list")
     for position, member in enumerate(members, 1):
         _check_attribute(member, f"{where}, member {position}")
+    _refuse_declared_twice([member["name"] for member in members], f"{where}: the member")
+
+
+def _refuse_declared_twice(names: list[str], what: str) -> None:
+    """NotAModel ``WHAT 'NAME' is declared twice`` for the first of ``names`` that comes again (the ARFF reader
+    refuses the same in a header)."""
+    declared: set[str] = set()
+    for name in names:
+        if name in declared:
+            raise NotAModel(f"{what} {shown(name)} is declared twice")
+        declared.add(name)
 
 
 def _expect(mapping: dict, kinds: dict[str, type], where: str) -> None:

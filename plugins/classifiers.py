@@ -12,21 +12,9 @@ import scipy.sparse as sp
 
 from filterkit.costs import loaded_costs, read_cost_matrix, refuse_with_rule
 from filterkit.lent_workers import each, lent
-from filterkit.linear_svm import (
-    FIT_ITERATIONS,
-    SEARCH_ITERATIONS,
-    fit_quietly,
-    linear_svm,
-    stopped_fits,
-    with_refits,
-)
+from filterkit.linear_svm import FIT_ITERATIONS, SEARCH_ITERATIONS, fit_quietly, linear_svm, stopped_fits, with_refits
 from filterkit.measures import area_under_roc, f1_scores
-from filterkit.plugin import (
-    Classifier,
-    FilterkitError,
-    Option,
-    hookimpl,
-)
+from filterkit.plugin import Classifier, FilterkitError, Option, hookimpl
 from filterkit.thresholds import (
     MICRO_MACRO,
     ONE_ROW_CLASS,
@@ -530,6 +518,7 @@ class LinearSVM(Classifier):
     def load_state(self, state):
         optional = ("sigmoids", "thresholds", "cost_labels", "cost_matrix")
         _expect_keys(self, state, ("binary", "weights", "intercepts"), optional)
+        self._check_fitted_parts(state)
         if type(state["binary"]) is not bool:
             raise FilterkitError(f"svm: 'binary' is {state['binary']!r}, not true or false")
         self.binary = state["binary"]
@@ -544,6 +533,22 @@ class LinearSVM(Classifier):
         if self.binary != (len(self.intercepts) == 1):
             raise FilterkitError(f"svm: {len(self.intercepts)} SVMs for a {'binary' if self.binary else 'k-class'} fit")
         self.cost_labels, self.cost_matrix = loaded_costs(state, 2 if self.binary else len(self.intercepts))
+
+    def _check_fitted_parts(self, state: dict) -> None:
+        """FilterkitError unless ``state`` holds the sigmoids and thresholds a fit of these params makes: with platt-cv
+        and a cut, both or neither (neither where a class has one row: :data:`ONE_ROW_CLASS`)."""
+        decision, cut = self.params["decision"], self.params["threshold"] != "fixed" or self.params["costs"] is not None
+        held = {key: state.get(key) is not None for key in ("sigmoids", "thresholds")}
+        made = {"sigmoids": {"platt": True, "margin": False}.get(decision), "thresholds": None if cut else False}
+        for key, option in (("sigmoids", f"--svm-decision {decision}"), ("thresholds", "--svm-threshold fixed")):
+            if made[key] is not None and held[key] != made[key]:
+                verb, how = ("lacks", "always") if made[key] else ("has", "never")
+                raise FilterkitError(f"svm: its state {verb} '{key}', which a model trained with {option} {how} holds")
+        if decision == "platt-cv" and cut and held["sigmoids"] != held["thresholds"]:
+            present, absent = sorted(held, key=held.__getitem__, reverse=True)
+            raise FilterkitError(
+                f"svm: its state has '{present}' but not '{absent}': a fit makes both, or neither where a class has one"
+            )
 
     def linear(self):
         return self.weights, self.intercepts
@@ -602,11 +607,18 @@ def _expect_keys(classifier, state, required: tuple[str, ...], optional: tuple[s
 
 
 def _finite(classifier, key: str, values) -> np.ndarray:
-    """Saved numbers as a float array, FilterkitError unless each is a finite number."""
+    """Saved numbers as a float array, FilterkitError unless each is a finite number: a numeric array's, or a JSON
+    number (not a string or boolean, which numpy would read as one)."""
     try:
         array = np.asarray(values, dtype=np.float64)
+        given = values if isinstance(values, np.ndarray) else np.asarray(values, dtype=object)
+        numbers = given.dtype.kind in "iuf" or all(
+            isinstance(leaf, (int, float, np.number)) and not isinstance(leaf, bool) for leaf in given.flat
+        )
     except (TypeError, ValueError):
-        raise FilterkitError(f"{classifier.name}: '{key}' is not an array of numbers") from None
+        numbers = False
+    if not numbers:
+        raise FilterkitError(f"{classifier.name}: '{key}' is not an array of numbers")
     if not np.isfinite(array).all():
         raise FilterkitError(f"{classifier.name}: '{key}' holds a value that is not a finite number")
     return array
