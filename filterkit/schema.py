@@ -528,7 +528,8 @@ _RANGE_ITEM = re.compile(r"^(first|last|\d+)(?:-(first|last|\d+))?$")
 
 def weka_range(text: str, n_attributes: int, flag: str) -> tuple[np.ndarray, set[int]]:
     """The sorted 0-based positions a Weka attribute range names (``first-3,5,last``; a span either way round, as
-    Weka's ``Range``), and those named as single items; FilterkitError naming the option ``flag`` when malformed or out of 1…n."""
+    Weka's ``Range``), and those named as single items; FilterkitError naming the option ``flag`` when malformed or
+    out of 1…n."""
     chosen: set[int] = set()
     single: set[int] = set()
     for item in text.replace(" ", "").split(","):

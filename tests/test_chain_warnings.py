@@ -7,7 +7,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from test_train_progress import DOCUMENTS, RENAMING
 
 IRIS = Path(__file__).parent.parent / "arff_samples" / "iris.arff"
