@@ -483,3 +483,30 @@ def test_a_label_the_scorers_answer_lines_cannot_carry_whole_is_warned_of(folder
         "making its answer lines ambiguous: read answers with answer_name() in a program\n"
     )
     assert run_filterkit("export", "--c", folder / "plain.c", trained_model_of(DEFAULTS)).stderr == ""
+
+
+def test_a_decision_past_a_double_s_range_is_refused_as_predict_refuses_it(folder):
+    """Weights edited to 1.7e308: predict refuses the row ("its decision value is not a finite number"); the scorer
+    wrote ``inf`` and answered a label with status 0, and now returns -3 and its main refuses the document."""
+    import base64
+
+    model = trained(folder, "overflowing", "--positive", "1", GRAIN, *BINARY_CHAINS["default-bns"].split())
+    document = json.loads(model.read_text())
+    shape = document["classifier"]["state"]["weights"]["array"]["shape"]
+    huge = np.full(shape, 1.7e308).astype("<f8")
+    document["classifier"]["state"]["weights"] = {
+        "array": {"dtype": "<f8", "shape": shape, "base64": base64.b64encode(huge.tobytes()).decode()}
+    }
+    edited = folder / "overflowing-edited.json"
+    edited.write_text(json.dumps(document))
+    text = "wheat grain corn exports"
+    with pytest.raises(FilterkitError, match="its decision value is not a finite number"):
+        load_model(edited).decision_function([text])
+    scorer = Scorer(edited, folder)
+    assert scorer.score(text.encode(), 1)[0] == -3
+    assert scorer.score(b"", 1)[0] == 0  # no word: the intercept alone, finite
+    program = folder / "overflowing-scorer"
+    subprocess.run([COMPILER, "-std=c99", "-O2", "-o", str(program), str(scorer.source), "-lm"], check=True)
+    refused = subprocess.run([program], input=f"\n{text}\n".encode(), capture_output=True)
+    assert refused.returncode == 1 and refused.stdout.count(b"\n") == 1
+    assert b"document 2: its decision value is not a finite number" in refused.stderr

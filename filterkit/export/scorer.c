@@ -304,7 +304,8 @@ scorer_normalize(scorer_vector *v, const scorer_positions *acted, int order)
 
 /* Each output's decision value w·x + b of the features in v (which it frees): the steps, then the features summed in
  * column order from 0, as scipy's sparse product sums them, then b added (NaN for a label every training row held or
- * none did).  Returns 0, or -2 when out of memory. */
+ * none did).  Returns 0, -2 when out of memory, or -3 when a value passes a double's range (predict refuses the row:
+ * a hand-edited model's weights, or values far from the training data's). */
 static int
 scorer_decide(scorer_vector *v, double *out)
 {
@@ -323,16 +324,20 @@ scorer_decide(scorer_vector *v, double *out)
         for (int k = 0; k < SCORER_OUTPUTS; k++)
             out[k] += x * weights[k];
     }
-    for (int k = 0; k < SCORER_OUTPUTS; k++)
+    int unbounded = 0;
+    for (int k = 0; k < SCORER_OUTPUTS; k++) {
         out[k] = SCORER_CONSTANT[k] >= 0 ? NAN : out[k] + SCORER_INTERCEPTS[k];
+        unbounded |= SCORER_CONSTANT[k] < 0 && !isfinite(out[k]);
+    }
     free(v->column);
     free(v->value);
-    return 0;
+    return unbounded ? -3 : 0;
 }
 
 #if SCORER_DOCUMENTS
 /* Each output's decision value w·x + b of the document utf8[0:n] (one output for a two-class model, one a class or a
- * label otherwise).  Returns 0; -1 when the bytes are not UTF-8, -2 when out of memory.  Thread-safe. */
+ * label otherwise).  Returns 0; -1 when the bytes are not UTF-8, -2 when out of memory, -3 when a decision value
+ * passes a double's range.  Thread-safe. */
 int
 decide(const char *utf8, size_t n, double *out)
 {
@@ -357,7 +362,8 @@ decide(const char *utf8, size_t n, double *out)
 #else
 /* Each output's decision value w·x + b of a row given by its non-zero values: values[i] of input attribute
  * columns[i] (0-based positions in the model's input header, ascending, none the class or a label; NaN: missing).
- * Returns 0; -1 for a column out of order, out of range or the class; -2 when out of memory.  Thread-safe. */
+ * Returns 0; -1 for a column out of order, out of range or the class; -2 when out of memory; -3 when a decision
+ * value passes a double's range.  Thread-safe. */
 int
 decide_values(const int64_t *columns, const double *values, size_t n, double *out)
 {
@@ -590,7 +596,9 @@ main(int argc, char **argv)
         int code = scorer_write_answer(document, n);
         if (code != 0) {
             fprintf(stderr, "%s %ld: %s\n", SCORER_DOCUMENTS ? "document" : "row", number,
-                    code == -1 ? SCORER_REFUSED : "out of memory");
+                    code == -1   ? SCORER_REFUSED
+                    : code == -3 ? "its decision value is not a finite number (it passes a double's range)"
+                                 : "out of memory");
             failed = 1;
             break;
         }
