@@ -156,7 +156,10 @@ def test_a_model_saved_by_filterkit_0_2_applies_as_its_chain_does_today(run_filt
     assert list(old_arrays) == list(new_arrays) and len(old_arrays) == 17
     for name, array in old_arrays.items():
         assert array.dtype == new_arrays[name].dtype
-        np.testing.assert_array_equal(array, new_arrays[name], err_msg=name)
+        if name.endswith("knot_probability"):  # shape's windows are summed feature by feature since 0.4: last bits
+            np.testing.assert_allclose(array, new_arrays[name], rtol=1e-13, err_msg=name)
+        else:
+            np.testing.assert_array_equal(array, new_arrays[name], err_msg=name)
 
 
 #: Saved by filterkit 0.3 (format 2) with the output it wrote: ``--positive Iris-versicolor iris.arff bns ig
