@@ -87,7 +87,7 @@ class CheckedClassifier:
 
     def __call__(self, method: str, *args, shape: tuple | None = None):
         value = called(self.origin, method, lambda: getattr(self.classifier, method)(*args))
-        return value if shape is None else self._per_row(value, shape, method)
+        return value if shape is None else self.per_row(value, shape, method)
 
     def provides(self, declaration: str) -> bool:
         """The classifier's ``declaration`` (``has_weights``…: :data:`CLASSIFIER_DECLARATIONS`), read of this
@@ -97,8 +97,9 @@ class CheckedClassifier:
             raise FilterkitError(f"{self.origin}: {problem}")
         return getattr(self.classifier, declaration)
 
-    def _per_row(self, values, shape: tuple, method: str) -> np.ndarray:
-        """``values`` as one real number per test row (and per class, for a ``shape`` of two)."""
+    def per_row(self, values, shape: tuple, method: str) -> np.ndarray:
+        """``values`` (what ``method`` returned) as one real number per test row (and per class, for a ``shape`` of
+        two); a FilterkitError naming the classifier's plugin where they are not."""
         try:
             array = np.asarray(values, dtype=np.float64)
         except (TypeError, ValueError):

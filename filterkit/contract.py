@@ -29,6 +29,10 @@ class ContractError(FilterkitError):
     """A stage returned something the stage contract does not allow."""
 
 
+class PluginCrash(FilterkitError):
+    """A plugin's code failed where a model is read: its plugin's fault, not the model file's."""
+
+
 def stage_origin(stage) -> str:
     """How an error names a stage: ``stage 'x' (plugin 'p', distribution 'd 1.0')``, or by its class."""
     origin = (

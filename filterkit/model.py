@@ -26,6 +26,7 @@ from typing import Any, Iterator, cast
 
 import numpy as np
 
+from filterkit.contract import PluginCrash
 from filterkit.errors import FilterkitError
 from filterkit.formats import format_options, registered_formats
 from filterkit.outputs import checked_output, staged_output
@@ -639,6 +640,8 @@ def _chain_from_document(document: dict, path, registry: Registry) -> Chain:
     try:
         labels = tuple(document["labels"]) if document.get("labels") else None
         chain = Chain.rebuilt(registry, stages, schema, document.get("class"), document.get("positive"), labels)
+    except PluginCrash:
+        raise
     except FilterkitError as error:
         raise NotAModel(str(error)) from None
     for position, (stage, (_, _, state)) in enumerate(zip(chain.stages, stages), 1):

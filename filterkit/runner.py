@@ -13,7 +13,16 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, NamedTuple
 
 import numpy as np
 
-from filterkit.contract import OutputContract, broken, called, declared, input_class_column, stage_origin
+from filterkit.contract import (
+    OutputContract,
+    PluginCrash,
+    broken,
+    called,
+    declared,
+    input_class_column,
+    plugin_fault,
+    stage_origin,
+)
 from filterkit.errors import FilterkitError
 from filterkit.labels import NamedLabels, label_names, label_positions
 from filterkit.plugins import Registry
@@ -127,12 +136,19 @@ class Chain:
                     return chain
                 stage.load_state(state)
                 schema = stage.output_schema()
-            except (FilterkitError, *_STATE_MISFITS) as error:
+            except (FilterkitError, *_STATE_MISFITS) as error:  # the state does not fit the stage: the model's fault
                 detail = str(error) if isinstance(error, FilterkitError) else f"{type(error).__name__}: {error}"
                 detail = detail.removeprefix(f"stage '{stage.name}': ")  # said once, with its position
                 raise FilterkitError(f"stage {position + 1} '{stage.name}': {detail}") from None
-        chain.output_schema = schema
-        return chain
+            except BaseException as error:  # any other crash is its plugin's, as a fit's is
+                if not plugin_fault(error):
+                    raise
+                crash = f"{type(error).__name__}: {error}"
+                break
+        else:
+            chain.output_schema = schema
+            return chain
+        raise PluginCrash(f"{stage_origin(stage)} failed while loading its saved state: {crash}")
 
     def prepare_stage(self, position: int, schema: Schema) -> None:
         """Show stage ``position`` its input schema and context."""

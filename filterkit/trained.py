@@ -351,11 +351,12 @@ class TrainedModel:
         """The classifier's calibrated probabilities (None without them), as :meth:`decisions` is shaped."""
         if not self.calibrated:
             return None
-        probabilities = self.classifier("probabilities", features)
-        if self.multiclass:
-            return probabilities
-        probabilities = np.asarray(probabilities)
-        return probabilities[:, 0] if probabilities.ndim == 2 else probabilities
+        given, rows = self.classifier("probabilities", features), features.shape[0]
+        shape = (rows, len(self.classes)) if self.multiclass else (rows, 1) if np.ndim(given) == 2 else (rows,)
+        probabilities = self.classifier.per_row(given, shape, "probabilities")
+        if ((probabilities < 0) | (probabilities > 1)).any():
+            raise self.classifier.broken("probabilities returned a value outside [0, 1]")
+        return probabilities if self.multiclass or probabilities.ndim == 1 else probabilities[:, 0]
 
     def predicted(self, features) -> np.ndarray:
         """Each row's position in :attr:`labels`: the class (multi-class), or 0 positive and 1 negative."""

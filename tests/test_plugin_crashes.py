@@ -1,0 +1,137 @@
+"""A third-party plugin that fails where a model is read, or answers probabilities the classifier contract does not
+allow, is one error line naming it (found by a hostile review of the plugin contract): its ``load_state`` crashing
+was a traceback (or blamed the model file), and probabilities of the wrong shape, NaN or 7.0 were a traceback, or
+written as they came with status 0."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from filterkit.testing import run_filterkit
+
+IRIS = Path(__file__).parent.parent / "arff_samples" / "iris.arff"
+
+COUNTED = '''
+import os
+from filterkit.plugin import Stage, hookimpl
+
+class Counted(Stage):
+    """Learns a row count."""
+    name = "counted"
+    learns = True
+    def new_statistics(self):
+        return 0
+    def accumulate(self, statistics, chunk):
+        return statistics + chunk.n_rows
+    def finalize(self, statistics):
+        self.n = statistics
+    def transform(self, chunk):
+        return chunk
+    def state(self):
+        return {"n": self.n}
+    def load_state(self, state):
+        if os.environ.get("COUNTED_FAILS") == "load":
+            raise RuntimeError("cannot load today")
+        self.n = state["n"]
+    def output_schema(self):
+        if os.environ.get("COUNTED_FAILS") == "schema" and hasattr(self, "n"):
+            1 / 0
+        return super().output_schema()
+
+@hookimpl
+def register_stages(register):
+    register(Counted)
+'''
+
+PROBABLE = '''
+import os
+import numpy as np
+from filterkit.plugin import Classifier, hookimpl
+
+class Probable(Classifier):
+    """A linear score whose probabilities misbehave as PROBABLE says."""
+    name = "probable"
+    saveable = True
+    has_probabilities = True
+    def fit(self, features, targets, seed):
+        self.w = np.ones(features.shape[1])
+        return self
+    def score(self, features):
+        return np.asarray(features @ self.w).ravel()
+    def predict(self, features):
+        return self.score(features) > 5
+    def probabilities(self, features):
+        n, how = features.shape[0], os.environ.get("PROBABLE", "")
+        return {"short": np.zeros(n - 1), "seven": np.full(n, 7.0), "nan": np.full(n, np.nan),
+                "wide": np.zeros((n, 5)), "column": np.full((n, 1), 0.25)}.get(how, np.full(n, 0.5))
+    def describe(self):
+        return {}
+    def state(self):
+        return {"w": self.w}
+    def load_state(self, state):
+        self.w = np.asarray(state["w"])
+
+@hookimpl
+def register_classifiers(register):
+    register(Probable)
+'''
+
+
+@pytest.mark.parametrize(
+    "fails, crash", [("load", "RuntimeError: cannot load today"), ("schema", "ZeroDivisionError: division by zero")]
+)
+def test_a_stage_failing_to_load_its_saved_state_is_named_not_the_model(tmp_path, monkeypatch, fails, crash):
+    (tmp_path / "plugins").mkdir()
+    (tmp_path / "plugins" / "counted.py").write_text(COUNTED)
+    model, out = tmp_path / "m.json", tmp_path / "out.arff"
+    saved = run_filterkit(
+        "-q", "--save-model", model, "-o", tmp_path / "train.arff", IRIS, "counted", plugins_dir=tmp_path / "plugins"
+    )
+    assert saved.status == 0, saved.stderr
+    monkeypatch.setenv("COUNTED_FAILS", fails)
+    applied = run_filterkit("apply", model, IRIS, "-o", out, plugins_dir=tmp_path / "plugins")
+    assert applied.status == 1 and not out.exists()
+    folder = tmp_path / "plugins"
+    origin = f"stage 'counted' (plugin 'counted ({folder}/counted.py)', distribution 'plugins-dir {folder}')"
+    assert applied.stderr == f"filterkit: error: {origin} failed while loading its saved state: {crash}\n"
+
+
+@pytest.mark.parametrize(
+    "how, what",
+    [
+        ("short", "probabilities returned values of shape (149,) for 150 test rows (one number per row is expected)"),
+        ("nan", "probabilities returned NaN for 150 test rows (one number per row is expected)"),
+        ("seven", "probabilities returned a value outside [0, 1]"),
+        ("wide", "probabilities returned values of shape (150, 5) for 150 test rows and 1 classes"),
+    ],
+)
+def test_probabilities_the_contract_does_not_allow_are_named_with_the_classifier(tmp_path, monkeypatch, how, what):
+    (tmp_path / "plugins").mkdir()
+    (tmp_path / "plugins" / "probable.py").write_text(PROBABLE)
+    model = tmp_path / "m.json"
+    trained = run_filterkit(
+        "train",
+        "-q",
+        "-o",
+        model,
+        "--classifier",
+        "probable",
+        "--positive",
+        "Iris-setosa",
+        IRIS,
+        "l2",
+        plugins_dir=tmp_path / "plugins",
+    )
+    assert trained.status == 0, trained.stderr
+    for good in ("", "column"):  # one a row, or a column of them
+        monkeypatch.setenv("PROBABLE", good)
+        predicted = run_filterkit("predict", model, IRIS, plugins_dir=tmp_path / "plugins")
+        assert predicted.status == 0 and predicted.stdout.count(b"\n") == 151, predicted.stderr
+    monkeypatch.setenv("PROBABLE", how)
+    refused = run_filterkit("predict", model, IRIS, plugins_dir=tmp_path / "plugins")
+    assert refused.status == 1 and refused.stdout == b""
+    folder = tmp_path / "plugins"
+    origin = f"classifier 'probable' (plugin 'probable ({folder}/probable.py)', distribution 'plugins-dir {folder}')"
+    assert refused.stderr.startswith(f"filterkit: error: {origin} broke the classifier contract: {what}")
