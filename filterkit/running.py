@@ -31,6 +31,7 @@ from filterkit.progress import Progress
 from filterkit.runner import Chain
 from filterkit.schema import Schema
 from filterkit.sources import FileSource, KeptChunks, ScannedSource, StreamSource
+from filterkit.text import shown
 from filterkit.version import __version__
 
 #: The first word of the text of every provenance comment filterkit writes.
@@ -168,7 +169,9 @@ def run(
     with engine.opened(chain, input_path) as source:
         engine.check_target(source, target)  # refused before any pass, not after the fit
         if fitted:
-            chain.check_input(source.schema, "<stdin>" if input_path == "-" else input_path)
+            check_new_rows(
+                chain, source.schema, getattr(source, "layout", None), "<stdin>" if input_path == "-" else input_path
+            )
             chain = copy.copy(chain)  # the output is the input's rows: their relation name, not the training file's
             assert chain.output_schema is not None
             chain.output_schema = dataclasses.replace(chain.output_schema, relation=new_rows_relation(source, chain))
@@ -316,3 +319,26 @@ def output_stream(output: OutputFile | None, before_publish: Callable[[], None] 
                 # Unpublished: end the stream so that it is not ended, noisily, once its file is gone.
                 with contextlib.suppress(OSError, ValueError):
                     compressed.close()
+
+
+def check_new_rows(chain: Chain, schema: Schema, layout, name: str) -> None:
+    """Check new rows' header ``schema`` against the fitted ``chain``'s training header: an error when the file
+    (``name``) holds none of the attributes the chain reads (all but the class or labels), and a note naming those it
+    lacks (its format's ``layout``'s ``absent``: CSV, JSON Lines and Parquet read the rows by the training header,
+    and leave an absent attribute missing in every row)."""
+    chain.check_input(schema, name)
+    assert chain.input_schema is not None, "the chain is fitted"
+    targets = {chain.class_name, *chain.label_names}
+    read = [attribute.name for attribute in chain.input_schema.attributes if attribute.name not in targets]
+    absent = set(getattr(layout, "absent", ()))
+    if read and absent >= set(read):
+        raise FilterkitError(f"the file holds none of the attributes the model reads ({shown_names(read)})", name)
+    lacking = [attribute for attribute in read if attribute in absent]
+    if lacking:
+        sys.stderr.write(f"filterkit: note: {name} lacks {shown_names(lacking)}: missing in every row\n")
+
+
+def shown_names(names: list[str]) -> str:
+    """Attribute names for a message: the first ten, quoted, and how many more."""
+    more = f" and {len(names) - 10} more" if len(names) > 10 else ""
+    return ", ".join(shown(name) for name in names[:10]) + more

@@ -769,3 +769,26 @@ def test_a_failed_predict_run_in_process_leaves_the_caller_s_standard_output_ope
     assert finished.returncode == 0, finished.stderr
     assert finished.stdout == "status 1\n"  # nothing of the failed run's rows, and the stream still open
     assert f"{bad}:" in finished.stderr and "is not a number" in finished.stderr
+
+
+def test_apply_checks_what_a_file_lacks_as_predict_does(run_filterkit, tmp_path):
+    """``apply`` left an absent column missing in every row without a word, and wrote rows of nothing but zeros
+    from a file of the class alone (a hostile review of the inputs); it now notes and refuses as ``predict`` does."""
+    train = tmp_path / "train.csv"
+    train.write_text('text,num,color,class\n"wheat grain",1,red,yes\n"oil crude",2,blue,no\n"corn",3,red,yes\n')
+    model, out = tmp_path / "m.json", tmp_path / "out.csv"
+    assert run_filterkit("--save-model", model, "--text", "text", train, "minmax", "-o", tmp_path / "o.csv").status == 0
+    lacking = tmp_path / "lacking.csv"
+    lacking.write_text('text,color,class\n"wheat",red,yes\n')
+    applied = run_filterkit("apply", model, lacking, "-o", out)
+    assert applied.status == 0 and applied.stderr == f"filterkit: note: {lacking} lacks 'num': missing in every row\n"
+    assert out.read_text().splitlines()[1] == "wheat,,red,yes"
+    only_class = tmp_path / "labels.csv"
+    only_class.write_text("class\nyes\n")
+    refused = run_filterkit("apply", model, only_class, "-o", tmp_path / "none.csv")
+    assert refused.status == 1 and not (tmp_path / "none.csv").exists()
+    reads = "('text', 'num', 'color')"
+    assert (
+        refused.stderr
+        == f"filterkit: error: {only_class}: the file holds none of the attributes the model reads {reads}\n"
+    )

@@ -7,7 +7,6 @@ import csv
 import io
 import json
 import math
-import sys
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import BinaryIO, TextIO, cast
@@ -139,38 +138,19 @@ def _loaded_model(
     return model, input_format, reading
 
 
-def _check_rows(model, schema, layout, name: str) -> None:
-    """Check the input's header against the model's training header: an error when the file holds none of the
-    attributes the model reads (a note names those it lacks, by the ``absent`` of its format's ``layout``)."""
-    model.chain.check_input(schema, name)
-    absent = set(getattr(layout, "absent", ()))
-    read = [a.name for a in model.input_schema.attributes if a.name not in model.targets]
-    if read and absent >= set(read):
-        raise FilterkitError(f"the file holds none of the attributes the model reads ({shown_names(read)})", name)
-    lacking = [attribute for attribute in read if attribute in absent]
-    if lacking:
-        sys.stderr.write(f"filterkit: note: {name} lacks {shown_names(lacking)}: missing in every row\n")
-
-
 @contextlib.contextmanager
 def _model_rows(
     ctx, model_path: str, input_path: str, output: str | None, params: dict, engine: EngineOptions = EngineOptions()
 ) -> Iterator[tuple]:
     """The model of ``model_path`` and the chunks of ``input_path`` (:func:`_loaded_model`), checked against its
-    training header (:func:`_check_rows`)."""
-    from filterkit.running import open_source
+    training header (:func:`~filterkit.running.check_new_rows`)."""
+    from filterkit.running import check_new_rows, open_source
 
     model, input_format, reading = _loaded_model(ctx, model_path, input_path, output, params, engine)
     name = "<stdin>" if input_path == "-" else input_path
     with open_source(input_path, params["chunk_rows"], False, input_format, reading, model.input_schema) as source:
-        _check_rows(model, source.schema, getattr(source, "layout", None), name)
+        check_new_rows(model.chain, source.schema, getattr(source, "layout", None), name)
         yield model, source.chunks()
-
-
-def shown_names(names: list[str]) -> str:
-    """Attribute names for a message: the first ten, quoted, and how many more."""
-    more = f" and {len(names) - 10} more" if len(names) > 10 else ""
-    return ", ".join(shown(name) for name in names[:10]) + more
 
 
 @contextlib.contextmanager
@@ -390,6 +370,8 @@ def _prediction_writer(model, as_json: bool, model_path: str, input_path: str) -
 def _predict_on_dask(ctx, model_path: str, input_path: str, output: str | None, as_json: bool, params, engine) -> None:
     """``predict`` over the partitions of IN on a Dask cluster, written in the input's order, with the bytes of
     one process: published only whole to ``-o``."""
+    from filterkit.running import check_new_rows
+
     model, input_format, reading = _loaded_model(ctx, model_path, input_path, output, params, engine)
     output_file = None if output is None else checked_output(output)
     connecting = engine.connected(
@@ -397,7 +379,8 @@ def _predict_on_dask(ctx, model_path: str, input_path: str, output: str | None, 
     )
     with connecting as dask:
         with dask.opened(model.chain, input_path) as plan:
-            _check_rows(model, plan.schema, getattr(next(iter(plan.partitions), None), "layout", None), input_path)
+            layout = getattr(next(iter(plan.partitions), None), "layout", None)
+            check_new_rows(model.chain, plan.schema, layout, input_path)
             writer = _prediction_writer(model, as_json, model_path, input_path)
             beside = None if output_file is None or output_file.how == "stream" else output_file.staging_folder
             with _written(output_file) as text:  # its binary stream, ended as one process ends it (a .gz's flush)
