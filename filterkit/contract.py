@@ -140,6 +140,10 @@ class OutputContract:
         #: The stage's ``changes_class`` and ``filters_rows``, read once (:func:`declared`).
         self.changes_class = declared(stage, "changes_class")
         self.filters_rows = declared(stage, "filters_rows")
+        self._laid_out(schema, class_in, class_out)
+
+    def _laid_out(self, schema: Schema, class_in: int | None, class_out: int | None) -> None:
+        """What the checks read of ``schema``: its width, text columns and each nominal column's labels."""
         self.schema = schema
         self.n_columns = len(schema)
         self.text_columns = frozenset(schema.text_columns())
@@ -339,3 +343,31 @@ def _kind_of(value) -> str:
     if isinstance(value, np.ndarray):
         return f"a {value.ndim}-D numpy array"
     return f"a {type(value).__module__}.{type(value).__qualname__}"
+
+
+class ReadContract(OutputContract):
+    """What the chunks a third-party format's reader yields must look like, as a stage's output must: the width of
+    its layout's schema, float64 values, each nominal value (the class too) a label's position or NaN, a text
+    column per string attribute, one weight a row."""
+
+    def __init__(self, origin: str, schema: Schema):
+        self.origin, self.stage = origin, None
+        self.changes_class, self.filters_rows = True, True  # the class is read, not kept: its values are checked
+        self._laid_out(schema, None, None)
+
+    def read(self, chunk) -> Chunk:
+        """``chunk`` when it is one the layout's schema allows, else a ContractError naming the format."""
+        if not isinstance(chunk, Chunk):
+            raise self._broken("reading", f"it yielded {_kind_of(chunk)}, expected a filterkit Chunk")
+        values = self._values(chunk, "reading")
+        rows, columns = values.shape
+        if columns != self.n_columns:
+            raise self._broken("reading", f"it read {columns} columns; the layout's schema declares {self.n_columns}")
+        if chunk.weights is not None and np.shape(chunk.weights) != (rows,):
+            raise self._broken("reading", f"it read weights of shape {np.shape(chunk.weights)} for {rows} rows")
+        self._check_text(chunk, rows, "reading")
+        self._check_labels(chunk.csr() if chunk.is_sparse else values, "reading")
+        return chunk
+
+    def _broken(self, step: str, what: str) -> ContractError:
+        return ContractError(f"{self.origin} broke the format contract during {step}: {what}")

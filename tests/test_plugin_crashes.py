@@ -135,3 +135,59 @@ def test_probabilities_the_contract_does_not_allow_are_named_with_the_classifier
     folder = tmp_path / "plugins"
     origin = f"classifier 'probable' (plugin 'probable ({folder}/probable.py)', distribution 'plugins-dir {folder}')"
     assert refused.stderr.startswith(f"filterkit: error: {origin} broke the classifier contract: {what}")
+
+
+LIAR = '''
+import os
+import numpy as np
+from filterkit.plugin import NOMINAL, NUMERIC, Attribute, Chunk, Format, Layout, Schema, hookimpl
+
+class Liar:
+    """Reads any file as ten rows of a, b and a class {x,y}; LIAR says how its chunks lie."""
+    def scan(self, opened, name, options, known_schema):
+        attributes = (Attribute("a", NUMERIC), Attribute("b", NUMERIC), Attribute("class", NOMINAL, labels=("x", "y")))
+        return Layout(known_schema or Schema("liar", attributes), (), None, 10)
+    def scan_reads_rows(self, known_schema):
+        return True
+    def chunks(self, stream, name, layout, chunk_rows):
+        values = np.column_stack([np.arange(10.0), np.arange(10.0) * 2, np.arange(10) % 2 * 1.0])
+        how = os.environ.get("LIAR", "")
+        if how == "narrow":
+            values = values[:, :2]
+        elif how == "half-label":
+            values[0, 2] = 0.5
+        yield values if how == "array" else Chunk(values)
+
+@hookimpl
+def register_formats(register):
+    register(Format("liar", Liar, suffixes=(".liar",)))
+'''
+
+
+@pytest.mark.parametrize(
+    "how, what",
+    [
+        ("narrow", "it read 2 columns; the layout's schema declares 3"),
+        (
+            "half-label",
+            "attribute 3 is nominal with 2 labels, and a value came back as 0.5 (a label's position, 0 to 1",
+        ),
+        ("array", "it yielded a 2-D numpy array, expected a filterkit Chunk"),
+    ],
+)
+def test_a_third_party_reader_s_chunks_are_checked_against_its_layout(tmp_path, monkeypatch, how, what):
+    """A chunk of 2 columns under a header of 3 was written as it came (an ARFF file no reader takes, status 0), a
+    class code of 0.5 as the label x, and a bare array was a traceback."""
+    folder = tmp_path / "plugins"
+    folder.mkdir()
+    (folder / "liar.py").write_text(LIAR)
+    (tmp_path / "in.liar").write_text("")
+    out = tmp_path / "out.arff"
+    assert run_filterkit(tmp_path / "in.liar", "-o", out, plugins_dir=folder).status == 0
+    assert out.read_text().count("\n1,2,y\n") == 1
+    out.unlink()
+    monkeypatch.setenv("LIAR", how)
+    refused = run_filterkit(tmp_path / "in.liar", "-o", out, plugins_dir=folder)
+    assert refused.status == 1 and not out.exists()
+    origin = f"format 'liar' (plugin 'liar ({folder}/liar.py)', distribution 'plugins-dir {folder}')"
+    assert refused.stderr.startswith(f"filterkit: error: {origin} broke the format contract during reading: {what}")

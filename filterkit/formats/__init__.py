@@ -236,10 +236,14 @@ class RowWriter(Protocol):
 
 
 def scanned_format(format_name: str) -> GuardedReader:
-    """The reader of ``format_name``, each call into it guarded (:class:`GuardedReader`)."""
+    """The reader of ``format_name``, each call into it guarded (:class:`GuardedReader`), and each chunk a
+    third-party one reads checked (:class:`~filterkit.contract.ReadContract`; the built-in readers are tested)."""
+    from filterkit.plugins import BUILT_IN_DISTRIBUTION
+
     form, origin = registered(format_name), format_origin(format_name)
     reader = format_called(origin, "import", imported, form, form.reader)
-    return GuardedReader(origin, format_called(origin, "construction", reader))
+    third_party = registered_formats().formats[form.name].provenance.distribution != BUILT_IN_DISTRIBUTION
+    return GuardedReader(origin, format_called(origin, "construction", reader), third_party)
 
 
 def format_origin(format_name: str) -> str:
@@ -282,9 +286,11 @@ class GuardedReader:
     raises gives one error naming its format and plugin.  ``kept`` is the reader's own (the record formats'
     groups kept by a scan)."""
 
-    def __init__(self, origin: str, reader):
+    def __init__(self, origin: str, reader, checked: bool = False):
         self.origin = origin
         self.reader = reader
+        #: Whether each chunk read is checked against the layout's schema (a third-party reader's).
+        self.checked = checked
 
     @property
     def kept(self):
@@ -306,12 +312,21 @@ class GuardedReader:
     def chunks(self, stream: IO[bytes], name: str, layout: Layout, chunk_rows: int) -> Iterator[Chunk]:
         """The reader's chunks of one pass."""
         chunks = format_called(self.origin, "reading", self.reader.chunks, stream, name, layout, chunk_rows)
-        return format_iterated(self.origin, "reading", chunks)
+        return self._read(layout, format_iterated(self.origin, "reading", chunks))
 
     def streamed(self, stream: IO[bytes], name: str, chunk_rows: int) -> tuple[Layout, Iterator[Chunk]]:
         """The header of a stream read as it comes, and its chunks to come."""
         layout, chunks = format_called(self.origin, "reading", self.reader.streamed, stream, name, chunk_rows)
-        return layout, format_iterated(self.origin, "reading", chunks)
+        return layout, self._read(layout, format_iterated(self.origin, "reading", chunks))
+
+    def _read(self, layout: Layout, chunks: Iterator[Chunk]) -> Iterator[Chunk]:
+        """``chunks``, each checked against ``layout``'s schema where :attr:`checked`."""
+        if not self.checked:
+            return chunks
+        from filterkit.contract import ReadContract
+
+        contract = ReadContract(self.origin, layout.schema)
+        return map(contract.read, chunks)
 
 
 class GuardedWriter:
