@@ -386,8 +386,9 @@ class _Plugins:
 
     def load(self, kind: str | None = None, name: str | None = None) -> None:
         """Load the waiting plugins that declare the ``kind`` called ``name`` (any of ``kind`` without
-        ``name``; all without ``kind``), and fill the tables again from every plugin loaded."""
-        with self.lock:
+        ``name``; all without ``kind``), and fill the tables again from every plugin loaded.  What a plugin prints
+        meanwhile (at its import, or registering) goes to standard error: the command's output is on standard output."""
+        with self.lock, contextlib.redirect_stdout(sys.stderr):
             wanted = [
                 c for c in self.waiting if kind is None or any(k == kind and name in (None, n) for k, n in c.declared)
             ]

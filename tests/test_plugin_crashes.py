@@ -191,3 +191,16 @@ def test_a_third_party_reader_s_chunks_are_checked_against_its_layout(tmp_path, 
     assert refused.status == 1 and not out.exists()
     origin = f"format 'liar' (plugin 'liar ({folder}/liar.py)', distribution 'plugins-dir {folder}')"
     assert refused.stderr.startswith(f"filterkit: error: {origin} broke the format contract during reading: {what}")
+
+
+def test_what_a_plugin_prints_as_it_loads_goes_to_standard_error(tmp_path):
+    """A plugin printing at its import put its line first in the chain's ARFF (and broke ``plugins --json``)."""
+    folder = tmp_path / "plugins"
+    folder.mkdir()
+    (folder / "noisy.py").write_text(
+        'print("noisy plugin loaded")\nfrom filterkit.plugin import hookimpl\n\n'
+        "@hookimpl\ndef register_stages(register):\n    pass\n"
+    )
+    result = run_filterkit(IRIS, "l2", plugins_dir=folder)
+    assert result.status == 0 and result.stdout.startswith(b"% filterkit chain: l2")
+    assert b"noisy" not in result.stdout and "noisy plugin loaded\n" in result.stderr
