@@ -91,7 +91,7 @@ input_format_option = click.option(
     "input_format",
     type=FormatName(written=False),
     help=f"The input's format (default: by its name: {_by_suffix(False)}; a folder of subfolders: folders, "
-    "a folder per class; else arff; arff for -).",
+    "a folder per class; else arff; for -, arff, or for predict, apply and update the training data's format).",
 )
 output_format_option = click.option(
     "--to",
