@@ -699,20 +699,35 @@ def _check_name(thing, kind: str) -> str | None:
 
 
 def _check_options(thing, kind: str) -> str | None:
+    """Why ``thing``'s options cannot be registered, or None: each an Option of an identifier and a kind the command
+    line reads, its default one it takes, and its flags (a bool's ``--no-NAME`` or ``off_flag`` too) its own, not
+    another option's nor ``--help``: the command line would give one of the two silently."""
     options = thing.options
     if not isinstance(options, tuple) or not all(isinstance(o, Option) for o in options):
         return f"{kind} '{thing.name}': options must be a tuple of filterkit.stage.Option"
     names = [option.name for option in options]
+    flags = [flag for option in options for flag in _flags(option)]
     for option in options:
         if not option.name.isidentifier():
             return f"{kind} '{thing.name}': option name {option.name!r} is not a Python identifier"
         if names.count(option.name) > 1:
             return f"{kind} '{thing.name}' declares option '{option.name}' twice"
+        if option.kind not in (int, float, str, bool):
+            return f"{kind} '{thing.name}': option '{option.name}' is of {option.kind!r}, not int, float, str or bool"
+        taken = next((flag for flag in _flags(option) if flags.count(flag) > 1 or flag in ("--help", "-h")), None)
+        if taken is not None:
+            whose = "the help's" if taken in ("--help", "-h") else "another option's too"
+            return f"{kind} '{thing.name}': the flag {taken} of option '{option.name}' is {whose}"
         try:
             option.convert(option.default)
         except FilterkitError as error:
             return f"{kind} '{thing.name}': the default of {error}"
     return None
+
+
+def _flags(option: Option) -> list[str]:
+    """The command-line flags of ``option``: its own, and a bool's flag for False."""
+    return [option.flag, option.off_flag or "--no-" + option.flag[2:]] if option.kind is bool else [option.flag]
 
 
 def _check(thing, kind: str) -> str | None:

@@ -204,3 +204,34 @@ def test_what_a_plugin_prints_as_it_loads_goes_to_standard_error(tmp_path):
     result = run_filterkit(IRIS, "l2", plugins_dir=folder)
     assert result.status == 0 and result.stdout.startswith(b"% filterkit chain: l2")
     assert b"noisy" not in result.stdout and "noisy plugin loaded\n" in result.stderr
+
+
+@pytest.mark.parametrize(
+    "options, problem",
+    [
+        (
+            'Option("smooth", bool, True, "s"), Option("no_smooth", int, 0, "n")',
+            "the flag --no-smooth of option 'smooth' is another option's too",
+        ),
+        ('Option("help", bool, False, "h")', "the flag --help of option 'help' is the help's"),
+        (
+            'Option("v", bool, False, "v", off_flag="--quiet"), Option("quiet", int, 0, "q")',
+            "the flag --quiet of option 'v' is another option's too",
+        ),
+        ('Option("x", list, None, "x")', "option 'x' is of <class 'list'>, not int, float, str or bool"),
+    ],
+)
+def test_options_whose_flags_the_command_line_cannot_tell_apart_are_refused_at_registration(tmp_path, options, problem):
+    """``--no-smooth 3`` set the int and left ``smooth`` on, with no way to turn it off; an option named ``help`` ran
+    the chain instead of the help; a list option failed only when given."""
+    folder = tmp_path / "plugins"
+    folder.mkdir()
+    (folder / "clash.py").write_text(
+        "from filterkit.plugin import Option, Stage, hookimpl\n\n"
+        f'class Clash(Stage):\n    """Clashing options."""\n    name = "clash"\n    options = ({options},)\n'
+        "    def transform(self, chunk):\n        return chunk\n\n"
+        "@hookimpl\ndef register_stages(register):\n    register(Clash)\n"
+    )
+    result = run_filterkit(IRIS, "l2", plugins_dir=folder)
+    assert result.status == 0
+    assert f"is skipped: stage 'clash': {problem} (in register_stages)" in result.stderr
