@@ -159,7 +159,12 @@ def _saved_label(entry: dict) -> dict:
 
 def saved_state(state: dict, owner: str) -> dict:
     """A stage's or classifier's state as JSON data, each numpy array embedded (``{"array": …}``);
-    FilterkitError naming ``owner`` for a value that is not data."""
+    FilterkitError naming ``owner`` for a value that is not data: a state that is no dict of string keys, a NaN or
+    infinity (no JSON number), a value nested past :data:`_DEEPEST` (a dict holding itself)."""
+    if not isinstance(state, dict):
+        raise FilterkitError(f"{owner} cannot be saved: its state is a {type(state).__name__}, not a dict")
+    if not all(isinstance(key, str) for key in state):
+        raise FilterkitError(f"{owner} cannot be saved: its state has a key that is not a string")
     return {
         key: {"array": embedded_array(value, owner, key)}
         if isinstance(value, np.ndarray)
@@ -180,14 +185,22 @@ def embedded_array(array: np.ndarray, owner: str, key) -> dict:
     }
 
 
-def _plain(value, owner: str, key):
+#: The deepest a state's plain value may nest (lists and dicts in one another).
+_DEEPEST = 100
+
+
+def _plain(value, owner: str, key, depth: int = 0):
     """A JSON value for ``value`` (numpy scalars become numbers); else an error naming ``owner``."""
+    if depth > _DEEPEST:
+        raise FilterkitError(f"{owner} cannot be saved: its state '{key}' nests deeper than {_DEEPEST}")
     if isinstance(value, np.generic):
-        return value.item()
+        value = value.item()
     if isinstance(value, (list, tuple)):
-        return [_plain(item, owner, key) for item in value]
+        return [_plain(item, owner, key, depth + 1) for item in value]
     if isinstance(value, dict):
-        return {str(k): _plain(v, owner, key) for k, v in value.items()}
+        return {str(k): _plain(v, owner, key, depth + 1) for k, v in value.items()}
+    if isinstance(value, float) and not math.isfinite(value):
+        raise FilterkitError(f"{owner} cannot be saved: its state '{key}' holds {value}, which JSON has no number for")
     if value is None or isinstance(value, (bool, int, float, str)):
         return value
     raise FilterkitError(

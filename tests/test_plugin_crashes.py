@@ -235,3 +235,37 @@ def test_options_whose_flags_the_command_line_cannot_tell_apart_are_refused_at_r
     result = run_filterkit(IRIS, "l2", plugins_dir=folder)
     assert result.status == 0
     assert f"is skipped: stage 'clash': {problem} (in register_stages)" in result.stderr
+
+
+@pytest.mark.parametrize(
+    "state, problem",
+    [
+        ("{(1, 2): 3}", "its state has a key that is not a string"),
+        ("[1, 2]", "its state is a list, not a dict"),
+        ('{"n": float("nan")}', "its state 'n' holds nan, which JSON has no number for"),
+        ("_ring()", "its state 'ring' nests deeper than 100"),
+    ],
+)
+def test_a_state_a_model_file_cannot_hold_is_refused_naming_the_stage(tmp_path, state, problem):
+    """A tuple key was a traceback from json, a dict holding itself a RecursionError, a list an AttributeError, and
+    a NaN was saved as a bare NaN, which is no JSON."""
+    folder = tmp_path / "plugins"
+    folder.mkdir()
+    (folder / "odd_state.py").write_text(
+        "from filterkit.plugin import Stage, hookimpl\n\n"
+        'def _ring():\n    ring = {}\n    ring["again"] = ring\n    return {"ring": ring}\n\n'
+        'class OddState(Stage):\n    """Learns nothing a model can hold."""\n'
+        '    name = "odd-state"\n    learns = True\n'
+        "    def new_statistics(self):\n        return 0\n"
+        "    def accumulate(self, statistics, chunk):\n        return statistics\n"
+        "    def finalize(self, statistics):\n        pass\n"
+        "    def transform(self, chunk):\n        return chunk\n"
+        f"    def state(self):\n        return {state}\n\n"
+        "@hookimpl\ndef register_stages(register):\n    register(OddState)\n"
+    )
+    model = tmp_path / "m.json"
+    result = run_filterkit(
+        "-q", "--save-model", model, "-o", tmp_path / "o.arff", IRIS, "odd-state", plugins_dir=folder
+    )
+    assert result.status == 1 and not model.exists() and not (tmp_path / "o.arff").exists()
+    assert len(result.stderr.splitlines()) == 1 and f"cannot be saved: {problem}" in result.stderr, result.stderr
