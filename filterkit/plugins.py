@@ -373,12 +373,18 @@ class _Plugins:
         self.tables = {kind: PluginTable(kind, self) for kind in KINDS}
         self.lock = threading.RLock()
 
-    def skip(self, candidate: _Candidate, reason: str, error: BaseException | None = None) -> None:
-        """Leave ``candidate`` out with one warning (an error in strict mode)."""
-        message = (
-            f"plugin '{candidate.name}' ({candidate}) is skipped: {reason}; "
-            f"disable it with FILTERKIT_DISABLE_PLUGINS={candidate.switch}"
+    def skip(
+        self, candidate: _Candidate, reason: str, error: BaseException | None = None, switch_shared: bool = False
+    ) -> None:
+        """Leave ``candidate`` out with one warning (an error in strict mode), saying how to silence it: its switch,
+        unless another plugin's is the same (``switch_shared``), which the switch would leave out too."""
+        silence = (
+            f"silence it with pip uninstall {candidate.distribution} (FILTERKIT_DISABLE_PLUGINS={candidate.switch} "
+            "would skip the plugin of that name too)"
+            if switch_shared
+            else f"disable it with FILTERKIT_DISABLE_PLUGINS={candidate.switch}"
         )
+        message = f"plugin '{candidate.name}' ({candidate}) is skipped: {reason}; {silence}"
         if self.strict:
             raise FilterkitError(f"{message} (FILTERKIT_STRICT_PLUGINS is set)") from error
         self.registry.skipped.append(PluginProblem(candidate.name, candidate.distribution, reason))
@@ -559,7 +565,8 @@ def _candidates(plugins_dir, plugins: _Plugins) -> list[_Candidate]:
         if point.name not in candidates:
             candidates[point.name], values[point.name] = candidate, point.value
         elif values[point.name] != point.value:
-            plugins.skip(candidate, f"{candidates[point.name]} already has an entry point named '{point.name}'")
+            reason = f"{candidates[point.name]} already has an entry point named '{point.name}'"
+            plugins.skip(candidate, reason, switch_shared=True)
         elif distribution != candidates[point.name].distribution:
             twins.setdefault(distribution, candidates[point.name].distribution)
     for twin, first in twins.items():  # e.g. filterkit-arff installed over a checkout's old 'filterkit'

@@ -219,9 +219,13 @@ def test_a_second_entry_point_of_one_name_is_skipped_with_a_warning(monkeypatch,
     assert registry.skipped == [plugins.PluginProblem("normalizers", "?", reason)]
     assert capsys.readouterr().err == (
         f"filterkit: warning: plugin 'normalizers' (distribution ?) is skipped: {reason}; "
-        "disable it with FILTERKIT_DISABLE_PLUGINS=normalizers\n"
+        "silence it with pip uninstall ? (FILTERKIT_DISABLE_PLUGINS=normalizers would skip the plugin of that name "
+        "too)\n"
     )
     assert registry.stages["l2"].plugin == "normalizers"
+    # the switch it names no longer: it left out the built-in normalizers with the impostor (l2 was gone)
+    monkeypatch.setenv("FILTERKIT_DISABLE_PLUGINS", "normalizers")
+    assert "l2" not in load_plugins().stages
 
 
 def test_plugins_json_lists_stages_with_plugin_and_distribution_and_the_failures(run_filterkit):
