@@ -262,12 +262,13 @@ def _window_probabilities(feature: np.ndarray, rows: np.ndarray, positives: np.n
     low = np.maximum(begin - neighbors, 0.0)
     high = np.minimum(end + neighbors, feature_rows)
 
+    # each entry's (feature, end) as one number numpy orders as the pair: complex numbers sort by their real part,
+    # then their imaginary part, each exactly (no offset of one feature's positions by another's)
+    ends = feature + 1j * end
+
     def positives_before(position):
         """F(position) of each entry's feature, as ``np.interp``: inside the first entry whose end reaches it."""
-        order = np.lexsort((np.repeat([0, 1], len(end)), np.r_[position, end], np.r_[feature, feature]))
-        is_entry_end = order >= len(end)  # at one place a position sorts before an entry's end
-        entry = np.empty(len(end), dtype=np.int64)
-        entry[order[~is_entry_end]] = (np.cumsum(is_entry_end) - is_entry_end)[~is_entry_end]
+        entry = np.searchsorted(ends, feature + 1j * position, side="left")
         with np.errstate(divide="ignore", invalid="ignore"):  # an entry of weight 0 is never inside
             inside = positives[entry] / rows[entry] * (position - begin[entry]) + positives_before_entry[entry]
         at_end = np.where(position > begin[entry], inside, positives_before_entry[entry])

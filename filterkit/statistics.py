@@ -299,8 +299,10 @@ def sums_through(values: np.ndarray, groups: np.ndarray) -> np.ndarray:
     group's values, as a running total over every group less its value at the group's start did (a group's small
     weights were lost to the others' large ones, and its sums hung on theirs)."""
     sums = values.astype(np.float64)
+    starts = np.flatnonzero(np.r_[True, groups[1:] != groups[:-1]]) if len(groups) else np.zeros(0, np.int64)
+    longest = int(np.diff(np.r_[starts, len(groups)]).max()) if len(starts) else 0
     shift = 1
-    while shift < len(sums):
+    while shift < longest:  # log₂ of the longest group's passes
         sums[shift:] += np.where(groups[shift:] == groups[:-shift], sums[:-shift], 0.0)
         shift *= 2
     return sums
