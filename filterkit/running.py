@@ -169,9 +169,7 @@ def run(
     with engine.opened(chain, input_path) as source:
         engine.check_target(source, target)  # refused before any pass, not after the fit
         if fitted:
-            check_new_rows(
-                chain, source.schema, getattr(source, "layout", None), "<stdin>" if input_path == "-" else input_path
-            )
+            check_new_rows(chain, source, "<stdin>" if input_path == "-" else input_path)
             chain = copy.copy(chain)  # the output is the input's rows: their relation name, not the training file's
             assert chain.output_schema is not None
             chain.output_schema = dataclasses.replace(chain.output_schema, relation=new_rows_relation(source, chain))
@@ -321,12 +319,15 @@ def output_stream(output: OutputFile | None, before_publish: Callable[[], None] 
                     compressed.close()
 
 
-def check_new_rows(chain: Chain, schema: Schema, layout, name: str) -> None:
-    """Check new rows' header ``schema`` against the fitted ``chain``'s training header: an error when the file
-    (``name``) holds none of the attributes the chain reads (all but the class or labels), and a note naming those it
-    lacks (its format's ``layout``'s ``absent``: CSV, JSON Lines and Parquet read the rows by the training header,
-    and leave an absent attribute missing in every row)."""
-    chain.check_input(schema, name)
+def check_new_rows(chain: Chain, source, name: str) -> None:
+    """Check the header of new rows (``source``: read here, or a Dask plan of partitions) against the fitted
+    ``chain``'s training header: an error when the file (``name``) holds none of the attributes the chain reads (all
+    but the class or labels), and a note naming those it lacks (its format's layout's ``absent``: CSV, JSON Lines and
+    Parquet read the rows by the training header, and leave an absent attribute missing in every row)."""
+    chain.check_input(source.schema, name)
+    layout = getattr(source, "layout", None)
+    if layout is None and getattr(source, "partitions", None):  # a Dask plan: its parts share the first's layout
+        layout = getattr(source.partitions[0], "layout", None)
     assert chain.input_schema is not None, "the chain is fitted"
     targets = {chain.class_name, *chain.label_names}
     read = [attribute.name for attribute in chain.input_schema.attributes if attribute.name not in targets]

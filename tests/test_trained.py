@@ -792,3 +792,15 @@ def test_apply_checks_what_a_file_lacks_as_predict_does(run_filterkit, tmp_path)
         refused.stderr
         == f"filterkit: error: {only_class}: the file holds none of the attributes the model reads {reads}\n"
     )
+    # update reads new rows as apply does, and checks them alike; --engine dask reads a plan of partitions
+    updatable = tmp_path / "u.json"
+    assert (
+        run_filterkit("--save-model", updatable, "--updatable", "--text", "text", train, "minmax", "-o", out).status
+        == 0
+    )
+    dask = ["apply", "--engine", "dask", "--workers", "1", model, only_class, "-o", tmp_path / "d.arff"]
+    for command in (["update", updatable, only_class, "-o", tmp_path / "u2.json"], dask):
+        refused = run_filterkit(*command)
+        assert refused.status == 1 and refused.stderr.endswith(f"the model reads {reads}\n"), refused.stderr
+    noted = run_filterkit("update", updatable, lacking, "-o", tmp_path / "u3.json")
+    assert noted.status == 0 and noted.stderr == f"filterkit: note: {lacking} lacks 'num': missing in every row\n"

@@ -149,7 +149,7 @@ def _model_rows(
     model, input_format, reading = _loaded_model(ctx, model_path, input_path, output, params, engine)
     name = "<stdin>" if input_path == "-" else input_path
     with open_source(input_path, params["chunk_rows"], False, input_format, reading, model.input_schema) as source:
-        check_new_rows(model.chain, source.schema, getattr(source, "layout", None), name)
+        check_new_rows(model.chain, source, name)
         yield model, source.chunks()
 
 
@@ -379,8 +379,7 @@ def _predict_on_dask(ctx, model_path: str, input_path: str, output: str | None, 
     )
     with connecting as dask:
         with dask.opened(model.chain, input_path) as plan:
-            layout = getattr(next(iter(plan.partitions), None), "layout", None)
-            check_new_rows(model.chain, plan.schema, layout, input_path)
+            check_new_rows(model.chain, plan, input_path)
             writer = _prediction_writer(model, as_json, model_path, input_path)
             beside = None if output_file is None or output_file.how == "stream" else output_file.staging_folder
             with _written(output_file) as text:  # its binary stream, ended as one process ends it (a .gz's flush)

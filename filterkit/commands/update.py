@@ -22,7 +22,7 @@ from filterkit.errors import FilterkitError
 from filterkit.formats import FormatOptions, format_of, new_rows_reading
 from filterkit.model import ModelFile, save_model
 from filterkit.progress import Progress, progress_mode
-from filterkit.running import open_source
+from filterkit.running import check_new_rows, open_source
 from filterkit.updating import (
     refuse_statistics_unlike_states,
     section_statistics,
@@ -80,7 +80,7 @@ def update(ctx: click.Context, model_path: str, input_path: str, output: str, **
         reporter.activated(),
         open_source(input_path, options.chunk_rows, True, input_format, reading, chain.input_schema) as source,
     ):
-        chain.check_input(source.schema, "<stdin>" if input_path == "-" else input_path)
+        check_new_rows(chain, source, "<stdin>" if input_path == "-" else input_path)
         updated = updated_chain(chain, statistics, source, registry, reporter)
     recorded = None if trained_format is None else (trained_format, trained_options)
     save_model(output, updated, registry, recorded, statistics=statistics_section(updated))
