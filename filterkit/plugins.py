@@ -367,7 +367,9 @@ class _Plugins:
         self.registry = registry
         self.manager = pluggy.PluginManager(GROUP)
         self.manager.add_hookspecs(hookspecs)
-        self.waiting = [c for c in _candidates(plugins_dir, self) if c.switch not in registry.disabled]
+        #: Every plugin found, disabled ones too: a switch two of them share would leave out both.
+        self.found = _candidates(plugins_dir, self)
+        self.waiting = [c for c in self.found if c.switch not in registry.disabled]
         self.order = {candidate.name: position for position, candidate in enumerate(self.waiting)}
         self.loaded: dict[str, tuple[_Candidate, object]] = {}
         self.tables = {kind: PluginTable(kind, self) for kind in KINDS}
@@ -378,9 +380,13 @@ class _Plugins:
     ) -> None:
         """Leave ``candidate`` out with one warning (an error in strict mode), saying how to silence it: its switch,
         unless another plugin's is the same (``switch_shared``), which the switch would leave out too."""
+        switch_shared = switch_shared or any(
+            other.switch == candidate.switch and other is not candidate for other in getattr(self, "found", ())
+        )
+        local = candidate.distribution.startswith("plugins-dir ")
+        fix = "remove or rename its file" if local else f"pip uninstall {candidate.distribution}"
         silence = (
-            f"silence it with pip uninstall {candidate.distribution} (FILTERKIT_DISABLE_PLUGINS={candidate.switch} "
-            "would skip the plugin of that name too)"
+            f"silence it: {fix} (FILTERKIT_DISABLE_PLUGINS={candidate.switch} would skip the plugin of that name too)"
             if switch_shared
             else f"disable it with FILTERKIT_DISABLE_PLUGINS={candidate.switch}"
         )
@@ -394,19 +400,23 @@ class _Plugins:
         """Load the waiting plugins that declare the ``kind`` called ``name`` (any of ``kind`` without
         ``name``; all without ``kind``), and fill the tables again from every plugin loaded.  What a plugin prints
         meanwhile (at its import, or registering) goes to standard error: the command's output is on standard output."""
-        with self.lock, contextlib.redirect_stdout(sys.stderr):
+        with self.lock:
             wanted = [
                 c for c in self.waiting if kind is None or any(k == kind and name in (None, n) for k, n in c.declared)
             ]
-            if not wanted:
-                return
-            for candidate in wanted:
+            if wanted:  # sys.stdout swapped only while a plugin loads (a lookup of a name is any thread's)
+                with contextlib.redirect_stdout(sys.stderr):
+                    self._load(wanted)
+
+    def _load(self, wanted: list[_Candidate]) -> None:
+        """:meth:`load` of the ``wanted`` plugins, which wait to load."""
+        for candidate in wanted:
+            self._add(candidate)
+        # a plugin that makes a stage per metric (the scorers) needs every metric first
+        if any("metrics" in i.argnames for i in self.manager.hook.register_stages.get_hookimpls()):
+            for candidate in [c for c in self.waiting if any(k == "metric" for k, _ in c.declared)]:
                 self._add(candidate)
-            # a plugin that makes a stage per metric (the scorers) needs every metric first
-            if any("metrics" in i.argnames for i in self.manager.hook.register_stages.get_hookimpls()):
-                for candidate in [c for c in self.waiting if any(k == "metric" for k, _ in c.declared)]:
-                    self._add(candidate)
-            self._fill()
+        self._fill()
 
     def _fill(self) -> None:
         """Fill the tables from the loaded plugins, skipping each with a problem; load every plugin

@@ -73,6 +73,21 @@ def _label_classifiers(registry: Registry, section: dict) -> list[CheckedClassif
     return classifiers
 
 
+def _one_a_row(call: CheckedClassifier, method: str, features) -> np.ndarray:
+    """A two-class classifier's answer of ``method`` for ``features``, one number a row (given as a column of them
+    too), checked as the classifier contract says (:meth:`CheckedClassifier.per_row`, :func:`_probabilities`)."""
+    given, rows = call(method, features), features.shape[0]
+    values = call.per_row(given, (rows, 1) if np.ndim(given) == 2 else (rows,), method).reshape(rows)
+    return _probabilities(call, values) if method == "probabilities" else values
+
+
+def _probabilities(call: CheckedClassifier, values: np.ndarray) -> np.ndarray:
+    """``values``, probabilities ``call`` gave, unless one is outside [0, 1] (a FilterkitError naming it)."""
+    if ((values < 0) | (values > 1)).any():
+        raise call.broken("probabilities returned a value outside [0, 1]")
+    return values
+
+
 def _linear_form(call: CheckedClassifier) -> tuple[np.ndarray, np.ndarray]:
     """The classifier's ``linear()`` as two arrays of numbers; a FilterkitError naming its plugin for another answer."""
     answer = call("linear")
@@ -351,12 +366,10 @@ class TrainedModel:
         """The classifier's calibrated probabilities (None without them), as :meth:`decisions` is shaped."""
         if not self.calibrated:
             return None
-        given, rows = self.classifier("probabilities", features), features.shape[0]
-        shape = (rows, len(self.classes)) if self.multiclass else (rows, 1) if np.ndim(given) == 2 else (rows,)
-        probabilities = self.classifier.per_row(given, shape, "probabilities")
-        if ((probabilities < 0) | (probabilities > 1)).any():
-            raise self.classifier.broken("probabilities returned a value outside [0, 1]")
-        return probabilities if self.multiclass or probabilities.ndim == 1 else probabilities[:, 0]
+        if not self.multiclass:
+            return _one_a_row(self.classifier, "probabilities", features)
+        shape = (features.shape[0], len(self.classes))
+        return _probabilities(self.classifier, self.classifier("probabilities", features, shape=shape))
 
     def predicted(self, features) -> np.ndarray:
         """Each row's position in :attr:`labels`: the class (multi-class), or 0 positive and 1 negative."""
@@ -500,11 +513,10 @@ class LabelSetModel(TrainedModel):
 
     def _per_label(self, method: str, features) -> np.ndarray:
         """Each label's answer of its classifier's ``method`` (a row × label array, NaN for a constant label)."""
-        columns = []
-        for classifier in self.classifiers:
-            values = np.full(features.shape[0], np.nan) if classifier is None else classifier(method, features)
-            columns.append(np.reshape(np.asarray(values, dtype=np.float64), features.shape[0]))
-        return np.column_stack(columns)
+        rows = features.shape[0]
+        return np.column_stack(
+            [np.full(rows, np.nan) if call is None else _one_a_row(call, method, features) for call in self.classifiers]
+        )
 
     def decisions(self, features) -> np.ndarray:
         """Each label's decision value (w·x + b of a linear classifier, else its score; NaN: constant)."""

@@ -269,3 +269,26 @@ def test_a_state_a_model_file_cannot_hold_is_refused_naming_the_stage(tmp_path, 
     )
     assert result.status == 1 and not model.exists() and not (tmp_path / "o.arff").exists()
     assert len(result.stderr.splitlines()) == 1 and f"cannot be saved: {problem}" in result.stderr, result.stderr
+
+
+def test_a_label_set_model_checks_each_label_s_probabilities_too(tmp_path, monkeypatch):
+    """Each label's classifier answers as a two-class one: 7.0 was written as a label's probability (status 0), NaN
+    as an empty cell, and too few values were a traceback."""
+    folder = tmp_path / "plugins"
+    folder.mkdir()
+    (folder / "probable.py").write_text(PROBABLE)
+    rows = "".join(f"{k % 2},{k // 2 % 2},{k},{k % 5}\n" for k in range(30))
+    data = tmp_path / "ml.arff"
+    data.write_text(
+        "@relation 'ml: -C 2'\n@attribute l1 {0,1}\n@attribute l2 {0,1}\n@attribute a numeric\n@attribute b numeric\n"
+        f"@data\n{rows}"
+    )
+    model = tmp_path / "m.json"
+    trained = run_filterkit("train", "-q", "-o", model, "--classifier", "probable", data, "l2", plugins_dir=folder)
+    assert trained.status == 0, trained.stderr
+    assert run_filterkit("predict", model, data, plugins_dir=folder).status == 0
+    for how, what in (("seven", "a value outside [0, 1]"), ("nan", "NaN"), ("short", "values of shape (29,)")):
+        monkeypatch.setenv("PROBABLE", how)
+        refused = run_filterkit("predict", model, data, plugins_dir=folder)
+        assert refused.status == 1 and refused.stdout == b"", refused.stderr
+        assert f"broke the classifier contract: probabilities returned {what}" in refused.stderr

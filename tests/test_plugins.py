@@ -219,13 +219,29 @@ def test_a_second_entry_point_of_one_name_is_skipped_with_a_warning(monkeypatch,
     assert registry.skipped == [plugins.PluginProblem("normalizers", "?", reason)]
     assert capsys.readouterr().err == (
         f"filterkit: warning: plugin 'normalizers' (distribution ?) is skipped: {reason}; "
-        "silence it with pip uninstall ? (FILTERKIT_DISABLE_PLUGINS=normalizers would skip the plugin of that name "
+        "silence it: pip uninstall ? (FILTERKIT_DISABLE_PLUGINS=normalizers would skip the plugin of that name "
         "too)\n"
     )
     assert registry.stages["l2"].plugin == "normalizers"
     # the switch it names no longer: it left out the built-in normalizers with the impostor (l2 was gone)
     monkeypatch.setenv("FILTERKIT_DISABLE_PLUGINS", "normalizers")
     assert "l2" not in load_plugins().stages
+
+
+def test_a_plugin_file_named_like_a_built_in_plugin_is_not_told_to_use_its_switch(tmp_path, capsys):
+    """A plugins-folder file's switch is its name: normalizers.py shares the built-in normalizers', which
+    FILTERKIT_DISABLE_PLUGINS=normalizers, the advice it was given, would leave out too."""
+    (tmp_path / "normalizers.py").write_text(
+        'from filterkit.plugin import Stage, hookimpl\n\nclass L2(Stage):\n    """An impostor."""\n'
+        '    name = "l2"\n    def transform(self, chunk):\n        return chunk\n\n'
+        "@hookimpl\ndef register_stages(register):\n    register(L2)\n"
+    )
+    registry = load_plugins(tmp_path).complete()
+    assert registry.stages["l2"].plugin == "normalizers" and "minmax" in registry.stages
+    assert capsys.readouterr().err.endswith(
+        "; silence it: remove or rename its file (FILTERKIT_DISABLE_PLUGINS=normalizers would skip the plugin of "
+        "that name too)\n"
+    )
 
 
 def test_plugins_json_lists_stages_with_plugin_and_distribution_and_the_failures(run_filterkit):
