@@ -10,7 +10,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from filterkit.classifier import CLASSIFIER_DECLARATIONS
-from filterkit.contract import called, declaration_problem
+from filterkit.contract import STATE_MISFITS, PluginCrash, called, declaration_problem, plugin_fault
 from filterkit.errors import FilterkitError
 from filterkit.schema import NOMINAL, NUMERIC, Chunk, Schema
 from filterkit.stage_parts import renumbered_columns
@@ -88,6 +88,23 @@ class CheckedClassifier:
     def __call__(self, method: str, *args, shape: tuple | None = None):
         value = called(self.origin, method, lambda: getattr(self.classifier, method)(*args))
         return value if shape is None else self.per_row(value, shape, method)
+
+    def load_state(self, state) -> None:
+        """The classifier given its saved ``state``: a state it cannot take (:data:`STATE_MISFITS`) is the model's
+        fault, a FilterkitError; any other crash is its plugin's, a :class:`PluginCrash`, as a stage's is."""
+        try:
+            self.classifier.load_state(state)
+        except FilterkitError:
+            raise
+        except STATE_MISFITS as error:
+            raise FilterkitError(f"{self.origin} failed during load_state: {type(error).__name__}: {error}") from None
+        except BaseException as error:
+            if not plugin_fault(error):
+                raise
+            crash = f"{type(error).__name__}: {error}"
+        else:
+            return
+        raise PluginCrash(f"{self.origin} failed while loading its saved state: {crash}")
 
     def provides(self, declaration: str) -> bool:
         """The classifier's ``declaration`` (``has_weights``…: :data:`CLASSIFIER_DECLARATIONS`), read of this

@@ -33,6 +33,10 @@ class PluginCrash(FilterkitError):
     """A plugin's code failed where a model is read: its plugin's fault, not the model file's."""
 
 
+#: What a plugin's ``load_state`` raises for a saved state that does not fit it: the model file's fault.
+STATE_MISFITS = (KeyError, TypeError, ValueError, IndexError, OverflowError)
+
+
 def stage_origin(stage) -> str:
     """How an error names a stage: ``stage 'x' (plugin 'p', distribution 'd 1.0')``, or by its class."""
     origin = (

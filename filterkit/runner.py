@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, NamedTuple
 import numpy as np
 
 from filterkit.contract import (
+    STATE_MISFITS,
     OutputContract,
     PluginCrash,
     broken,
@@ -49,11 +50,9 @@ WIDENING_FACTOR, WIDENING_ATTRIBUTES = 5.5, 10_000
 #: Held while a chain makes or looks up its :class:`TransformPlan`.
 _PLANNING = threading.Lock()
 
+
 #: What a stage's ``load_state`` (or the ``output_schema`` after it) raises on a state
 #: that does not fit it, besides FilterkitError.
-_STATE_MISFITS = (KeyError, TypeError, ValueError, IndexError, OverflowError)
-
-
 def resolve_class(schema: Schema, spec: str | None) -> int | None:
     """The class attribute's position for ``-c``: last, first, a 1-based index or a name."""
     if not schema.attributes or spec is None:
@@ -136,7 +135,7 @@ class Chain:
                     return chain
                 stage.load_state(state)
                 schema = stage.output_schema()
-            except (FilterkitError, *_STATE_MISFITS) as error:  # the state does not fit the stage: the model's fault
+            except (FilterkitError, *STATE_MISFITS) as error:  # the state does not fit the stage: the model's fault
                 detail = str(error) if isinstance(error, FilterkitError) else f"{type(error).__name__}: {error}"
                 detail = detail.removeprefix(f"stage '{stage.name}': ")  # said once, with its position
                 raise FilterkitError(f"stage {position + 1} '{stage.name}': {detail}") from None

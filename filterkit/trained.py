@@ -14,6 +14,7 @@ import scipy.sparse as sp
 
 from filterkit import evaluation
 from filterkit.classifying import feature_names
+from filterkit.contract import PluginCrash
 from filterkit.errors import FilterkitError
 from filterkit.evaluation import CheckedClassifier
 from filterkit.explaining import Tracer, listed_words
@@ -46,6 +47,8 @@ def load_model(path, registry: Registry | None = None) -> "TrainedModel":
         )
     try:
         return model_of(chain, section, saved.reading, registry)
+    except PluginCrash:
+        raise
     except (FilterkitError, KeyError, TypeError, ValueError) as error:
         raise FilterkitError(f"not a filterkit model (its classifier: {error})", str(path)) from None
 
@@ -56,7 +59,7 @@ def model_of(chain, section: dict, reading: tuple, registry: Registry) -> "Train
     if section["task"] == "labels":
         return LabelSetModel(chain, _label_classifiers(registry, section), section, reading, registry)
     call = CheckedClassifier(registry, section["name"], section["params"])
-    call("load_state", section["state"])
+    call.load_state(section["state"])
     return TrainedModel(chain, call, section, reading, registry)
 
 
@@ -68,7 +71,7 @@ def _label_classifiers(registry: Registry, section: dict) -> list[CheckedClassif
         call = None
         if "state" in entry:
             call = CheckedClassifier(registry, section["name"], section["params"])
-            call("load_state", entry["state"])
+            call.load_state(entry["state"])
         classifiers.append(call)
     return classifiers
 

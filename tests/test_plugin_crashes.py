@@ -71,7 +71,9 @@ class Probable(Classifier):
     def state(self):
         return {"w": self.w}
     def load_state(self, state):
-        self.w = np.asarray(state["w"])
+        if os.environ.get("PROBABLE") == "load":
+            raise RuntimeError("cannot load today")
+        self.w = np.asarray(state["w" if os.environ.get("PROBABLE") != "misfit" else "v"])
 
 @hookimpl
 def register_classifiers(register):
@@ -135,6 +137,36 @@ def test_probabilities_the_contract_does_not_allow_are_named_with_the_classifier
     folder = tmp_path / "plugins"
     origin = f"classifier 'probable' (plugin 'probable ({folder}/probable.py)', distribution 'plugins-dir {folder}')"
     assert refused.stderr.startswith(f"filterkit: error: {origin} broke the classifier contract: {what}")
+
+
+def _trained_probable(tmp_path) -> Path:
+    """A model of the ``probable`` test classifier, trained on iris (its plugin under ``tmp_path / "plugins"``)."""
+    (tmp_path / "plugins").mkdir()
+    (tmp_path / "plugins" / "probable.py").write_text(PROBABLE)
+    model = tmp_path / "m.json"
+    options = ("-q", "-o", model, "--classifier", "probable", "--positive", "Iris-setosa", IRIS, "l2")
+    trained = run_filterkit("train", *options, plugins_dir=tmp_path / "plugins")
+    assert trained.status == 0, trained.stderr
+    return model
+
+
+def test_a_classifier_failing_to_load_its_saved_state_is_named_not_the_model(tmp_path, monkeypatch):
+    """A classifier plugin's ``load_state`` crashing blamed the model file ("not a filterkit model"), where a stage's
+    crash there names the stage's plugin; a state the classifier cannot take (its KeyError) is still the model's."""
+    model = _trained_probable(tmp_path)
+    folder = tmp_path / "plugins"
+    origin = f"classifier 'probable' (plugin 'probable ({folder}/probable.py)', distribution 'plugins-dir {folder}')"
+    monkeypatch.setenv("PROBABLE", "load")
+    crashed = run_filterkit("predict", model, IRIS, plugins_dir=folder)
+    assert crashed.status == 1 and crashed.stdout == b""
+    assert crashed.stderr == (
+        f"filterkit: error: {origin} failed while loading its saved state: RuntimeError: cannot load today\n"
+    )
+    monkeypatch.setenv("PROBABLE", "misfit")
+    misfit = run_filterkit("predict", model, IRIS, plugins_dir=folder)
+    assert misfit.status == 1 and misfit.stdout == b""
+    assert misfit.stderr.startswith(f"filterkit: error: {model}: not a filterkit model (its classifier: {origin}")
+    assert misfit.stderr.endswith("KeyError: 'v')\n")
 
 
 LIAR = '''
