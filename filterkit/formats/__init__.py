@@ -22,6 +22,10 @@ from filterkit.errors import FilterkitError
 from filterkit.schema import Chunk, Schema
 from filterkit.stage import Option
 
+#: The typing step's options (:mod:`filterkit.formats.records`; Weka CSVLoader's -S and -N): they decide the
+#: attributes' types, which new rows for a model take from the model.
+TYPING_OPTIONS = ("text", "nominal", "numeric")
+
 if TYPE_CHECKING:
     from filterkit.arff.writer import NumberFormat
     from filterkit.plugins import Format, Registry
@@ -103,13 +107,24 @@ class FormatOptions:
         """These options, those not given taken from ``options`` (what a model's training data was read
         with); an error for a given one that contradicts it."""
         for name, value in options.items():
-            given = self.given.get(name)
-            if given is not None and given != value:
-                raise FilterkitError(
-                    f"{option_words(name, given)} contradicts the model: its training data was read with "
-                    f"{option_words(name, value)}"
-                )
+            self._refuse_contradiction(name, value)
         return self.replaced(**options)
+
+    def refuse_retyping(self, options: dict[str, object], read_as: str) -> None:
+        """An error for a typing option (``--text``, ``--nominal``, ``--numeric``) that the format ``read_as``
+        takes, given with another value than ``options`` (a model's training data's reading) holds: new rows, in
+        any format, take the model's attribute types."""
+        taken = {option.name for option in registered(read_as).options}
+        for name in taken.intersection(TYPING_OPTIONS):
+            self._refuse_contradiction(name, options.get(name))
+
+    def _refuse_contradiction(self, name: str, value: object) -> None:
+        given = self.given.get(name)
+        if given is not None and given != value:
+            reading = f"without {format_options()[name].flag}" if value is None else f"with {option_words(name, value)}"
+            raise FilterkitError(
+                f"{option_words(name, given)} contradicts the model: its training data was read {reading}"
+            )
 
     def replaced(self, **values) -> "FormatOptions":
         """These options with ``values`` given instead."""
@@ -143,11 +158,13 @@ def new_rows_reading(
 ) -> tuple[str | None, FormatOptions]:
     """How new rows at ``path`` are read for a model whose training data was read as ``trained`` (format,
     options): in ``given`` (--from), else their name's format, else the training data's; in the training
-    data's format with its settled options (svmlight's index base), ``formats`` checked against them."""
+    data's format with its settled options (svmlight's index base), ``formats`` checked against them; a typing
+    option other than the training data's refused in any format."""
     trained_format, trained_options = trained
     input_format = given or named_format(path) or trained_format
-    same_format = format_of(path, input_format) == (trained_format or ARFF)
-    return input_format, formats.recorded(trained_options) if same_format else formats
+    read_as = format_of(path, input_format)
+    formats.refuse_retyping(trained_options, read_as)
+    return input_format, formats.recorded(trained_options) if read_as == (trained_format or ARFF) else formats
 
 
 def format_of(path: str | None, given: str | None) -> str:
