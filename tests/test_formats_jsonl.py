@@ -91,6 +91,17 @@ def test_a_label_is_its_value_as_written_whatever_its_json_type(run_filterkit, t
         assert header.rsplit(b"\n", 1)[1] == b"@attribute a {1,1.0,x}" and rows == b"1\n1\n1.0\nx\n"
 
 
+def test_a_label_of_a_fraction_or_an_exponent_is_the_shortest_text_of_its_double(run_filterkit, tmp_path):
+    """docs/documents.md: 1e3, 1E3 and 1000.0 are the one label 1000.0 (JSON's numbers are read as values), where CSV
+    keeps the three texts as written."""
+    (tmp_path / "in.jsonl").write_text('{"a":1e3}\n{"a":1E3}\n{"a":1000.0}\n{"a":0.10}\n')
+    (tmp_path / "in.csv").write_text("a\n1e3\n1E3\n1000.0\n0.10\n")
+    read = {name: run_filterkit(tmp_path / name, "--nominal", "a") for name in ("in.jsonl", "in.csv")}
+    assert [result.status for result in read.values()] == [0, 0]
+    headers = {name: result.stdout.split(b"\n\n@data\n")[0].rsplit(b"\n", 1)[1] for name, result in read.items()}
+    assert headers == {"in.jsonl": b"@attribute a {1000.0,0.1}", "in.csv": b"@attribute a {1e3,1E3,1000.0,0.10}"}
+
+
 def test_a_group_s_lines_are_read_as_each_line_alone_reads():
     """The group's lines read in place by the decoder's scanner (``_objects_line_by_line``) against each line
     decoded alone, on 4,000 seeded groups of pieces where they could part: objects split over lines, two
