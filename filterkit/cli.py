@@ -160,6 +160,9 @@ def run(argv: list[str], plugins_dir: str | None = None) -> int:
         where = f"{error.filename}: " if error.filename else ""
         _say_error(f"{where}{error.strerror or error}")
         return 1
+    except MemoryError:
+        _say_error("out of memory (MemoryError): the command needed more than it was given")
+        return 1
     except KeyboardInterrupt:
         _say_error("interrupted")
         return 130

@@ -188,6 +188,8 @@ class Liar:
             values = values[:, :2]
         elif how == "half-label":
             values[0, 2] = 0.5
+        elif how == "memory":
+            raise MemoryError()
         yield values if how == "array" else Chunk(values)
 
 @hookimpl
@@ -223,6 +225,22 @@ def test_a_third_party_reader_s_chunks_are_checked_against_its_layout(tmp_path, 
     assert refused.status == 1 and not out.exists()
     origin = f"format 'liar' (plugin 'liar ({folder}/liar.py)', distribution 'plugins-dir {folder}')"
     assert refused.stderr.startswith(f"filterkit: error: {origin} broke the format contract during reading: {what}")
+
+
+def test_running_out_of_memory_is_one_error_line_and_no_output(tmp_path, monkeypatch):
+    """A MemoryError (here a reader's, which is not taken as the plugin's fault: the machine may be out of memory)
+    was a traceback."""
+    folder = tmp_path / "plugins"
+    folder.mkdir()
+    (folder / "liar.py").write_text(LIAR)
+    (tmp_path / "in.liar").write_text("")
+    out = tmp_path / "out.arff"
+    monkeypatch.setenv("LIAR", "memory")
+    refused = run_filterkit(tmp_path / "in.liar", "-o", out, plugins_dir=folder)
+    assert (refused.status, out.exists(), refused.stdout) == (1, False, b"")
+    assert (
+        refused.stderr == "filterkit: error: out of memory (MemoryError): the command needed more than it was given\n"
+    )
 
 
 def test_what_a_plugin_prints_as_it_loads_goes_to_standard_error(tmp_path):
