@@ -452,10 +452,19 @@ def _saved_ints(entry: dict) -> np.ndarray:
     return np.frombuffer(base64.b64decode(array["base64"]), dtype=array["dtype"]).reshape(array["shape"]).copy()
 
 
-def _ints_entry(values) -> dict:
-    values = np.ascontiguousarray(values, dtype="<i8")
+def _array_entry(values, dtype: str) -> dict:
+    """A model file's entry of an array (base64 of its little-endian bytes), as ``values`` in ``dtype``."""
+    values = np.ascontiguousarray(values, dtype=dtype)
     encoded = base64.b64encode(values.tobytes()).decode()
-    return {"array": {"dtype": "<i8", "shape": list(values.shape), "base64": encoded}}
+    return {"array": {"dtype": dtype, "shape": list(values.shape), "base64": encoded}}
+
+
+def _ints_entry(values) -> dict:
+    return _array_entry(values, "<i8")
+
+
+def _float_entry(values) -> dict:
+    return _array_entry(values, "<f8")
 
 
 @pytest.mark.parametrize(
@@ -529,12 +538,6 @@ UNLIKE_STATE = "do not give its saved state (a fit on them gives another): the s
 
 def _shape(entry: dict) -> list[int]:
     return entry["array"]["shape"]
-
-
-def _float_entry(values) -> dict:
-    values = np.ascontiguousarray(values, dtype="<f8")
-    encoded = base64.b64encode(values.tobytes()).decode()
-    return {"array": {"dtype": "<f8", "shape": list(values.shape), "base64": encoded}}
 
 
 @pytest.mark.parametrize(
