@@ -66,6 +66,13 @@ def with_meka_label_count(relation: str, count: int) -> str:
     return f"{relation}: -C {count}"
 
 
+def without_meka_label_count(relation: str) -> str:
+    """``relation`` without its MEKA ``-C`` (and without the colon where nothing else follows it)."""
+    name, _, options = relation.partition(":")
+    rest = _MEKA_OPTION.sub("", options, 1)
+    return f"{name}:{rest}" if rest.strip() else name
+
+
 def check_meka_header(schema: Schema) -> None:
     """ArffError (the caller names the line) when the relation's ``-C`` asks for more labels than the
     header declares attributes, or a label attribute is not nominal ``{0,1}``."""
@@ -193,8 +200,8 @@ def meka_layout(schema: Schema, names: Sequence[str]) -> tuple[Schema, list[int]
         return schema, None
     held = {attribute.name: position for position, attribute in enumerate(schema.attributes)}
     labels = [held[name] for name in names if name in held]
-    if not labels:
-        return schema, None
+    if not labels:  # every label removed: the output is no longer MEKA's
+        return Schema(without_meka_label_count(schema.relation), schema.attributes), None
     others = [position for position in range(len(schema.attributes)) if position not in set(labels)]
     order = labels + others if count > 0 else others + labels
     relation = with_meka_label_count(schema.relation, len(labels) if count > 0 else -len(labels))

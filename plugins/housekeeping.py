@@ -72,9 +72,8 @@ class _SelectedAttributes(AttributeSubset):
         super().prepare(schema, context)
         chosen, one_by_one = self.named(schema)
         kept = chosen if self.keeps else set(range(len(schema))) - chosen
-        class_index = context.class_index
-        if class_index is not None and (self.keeps or class_index not in one_by_one):
-            kept.add(class_index)
+        targets = set(context.labels) | ({context.class_index} - {None})  # the labels stand where the class does
+        kept |= {position for position in targets if self.keeps or position not in one_by_one}
         self.columns = np.array(sorted(kept), dtype=np.int64)
         if not len(self.columns):
             raise FilterkitError(f"stage '{self.name}' would leave no attribute")
@@ -90,7 +89,7 @@ class _SelectedAttributes(AttributeSubset):
 
     def named(self, schema: Schema) -> tuple[set[int], set[int]]:
         """The positions the rules name, and those of them named one by one (by number,
-        ``first``, ``last`` or name), which is how the class can be removed."""
+        ``first``, ``last`` or name), which is how the class or a label can be removed."""
         chosen: set[int] = set()
         one_by_one: set[int] = set()
         if self.params["range"] is not None:
@@ -113,7 +112,7 @@ class _SelectedAttributes(AttributeSubset):
 
 
 class RemoveAttributes(_SelectedAttributes):
-    """Remove the named attributes (Weka's Remove and RemoveType); the class only when named."""
+    """Remove the named attributes (Weka's Remove and RemoveType); the class (or a label) only when named."""
 
     name = "remove"
     examples = ({"range": "2"}, {"type": "numeric"})
@@ -121,11 +120,11 @@ class RemoveAttributes(_SelectedAttributes):
 
 
 class KeepAttributes(_SelectedAttributes):
-    """Keep only the named attributes and the class (Weka's Remove -V and RemoveType -V)."""
+    """Keep only the named attributes and the class, or the labels (Weka's Remove -V and RemoveType -V)."""
 
     name = "keep"
     examples = ({"range": "1,3"},)
-    summary = "Keep only the attributes named by --range, --names, --regex or --type, and the class."
+    summary = "Keep only the attributes named by --range, --names, --regex or --type, and the class or labels."
 
     keeps = True
 

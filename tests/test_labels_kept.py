@@ -1,0 +1,85 @@
+"""``keep`` and ``remove`` on label sets (MEKA's ``-C``): ``keep`` dropped every label and ``remove --type nominal``
+too, and the output kept ``-C 2``, so the first two features were written as labels (CSV ``x|y`` in every row, the
+numbers gone), with status 0, or the writer crashed (found by a hostile review of multi-label data).  Labels now
+stand where the class does: ``keep`` keeps them, ``remove`` removes one only when named one by one, and an output
+with no label left carries no ``-C``."""
+
+from __future__ import annotations
+
+import pytest
+
+from filterkit.testing import run_filterkit
+
+LABELS_FIRST = """@relation 'toy: -C 2'
+@attribute L1 {0,1}
+@attribute L2 {0,1}
+@attribute x numeric
+@attribute y numeric
+@data
+1,0,1,2
+0,1,3,4
+1,1,5,6
+0,0,7,8
+"""
+
+LABELS_LAST = """@relation 'toy: -C -2'
+@attribute x numeric
+@attribute y numeric
+@attribute L1 {0,1}
+@attribute L2 {0,1}
+@data
+{0 1,1 2,2 1}
+{0 3,1 4,3 1}
+{0 5,1 6,2 1,3 1}
+{0 7,1 8}
+"""
+
+
+#: Each row's label set as CSV writes it (an empty set quoted, to tell it from a missing one).
+SETS = ["L1", "L2", "L1|L2", '""']
+
+
+@pytest.fixture(params=["first", "last"])
+def meka(request, tmp_path):
+    path = tmp_path / "toy.arff"
+    path.write_text(LABELS_FIRST if request.param == "first" else LABELS_LAST)
+    return path
+
+
+def _csv(meka, *columns, sets=SETS) -> list[str]:
+    """The CSV lines of the toy rows' ``columns`` (``labels``: the label sets), the labels where the file has them."""
+    first = "-C 2" in meka.read_text()
+    named = ["labels", *columns] if first else [*columns, "labels"]
+    values = {"labels": sets, "x": ["1", "3", "5", "7"], "y": ["2", "4", "6", "8"]}
+    return [",".join(named)] + [",".join(values[name][row] for name in named) for row in range(4)]
+
+
+@pytest.mark.parametrize(
+    "stage, columns",
+    [
+        (("keep", "--names", "x"), ("x",)),
+        (("remove", "--names", "y"), ("x",)),
+        (("remove", "--type", "nominal"), ("x", "y")),
+    ],
+)
+def test_keep_and_remove_leave_the_labels_as_they_leave_the_class(meka, stage, columns):
+    written = run_filterkit(meka, *stage, "--to", "csv")
+    assert written.status == 0, written.stderr
+    assert written.stdout.decode().splitlines() == _csv(meka, *columns)
+
+
+def test_labels_named_one_by_one_are_removed_and_the_output_is_no_longer_meka_s(meka, tmp_path):
+    out = tmp_path / "out.arff"
+    written = run_filterkit(meka, "remove", "--names", "L1,L2", "-o", out)
+    assert written.status == 0, written.stderr
+    assert out.read_text().splitlines()[1] == "@relation toy"
+    as_csv = run_filterkit(meka, "remove", "--names", "L1,L2", "--to", "csv")
+    assert as_csv.stdout.decode().splitlines() == ["x,y", "1,2", "3,4", "5,6", "7,8"]
+    info = run_filterkit("info", out)
+    assert info.status == 0 and "labels" not in info.stdout.decode()
+
+
+def test_one_label_removed_by_name_leaves_the_other(meka):
+    written = run_filterkit(meka, "remove", "--names", "L1", "--to", "csv")
+    assert written.status == 0, written.stderr
+    assert written.stdout.decode().splitlines() == _csv(meka, "x", "y", sets=['""', "L2", "L2", '""'])
