@@ -52,6 +52,18 @@ def files_of(configured) -> dict[str, bytes | OSError]:
     return files
 
 
+def named_paths(configured, spelled: str) -> list[tuple[str, str]]:
+    """(the option as the command line spells it: ``spelled`` and its name, the path) of each file the options of
+    ``configured`` (a stage or a classifier) name (``Option.names_file``, not a value of its ``built_in``): inputs,
+    which no output of the command may be."""
+    found = []
+    for option in configured.options:
+        path = configured.params.get(option.name)
+        if option.names_file and isinstance(path, str) and path not in option.built_in:
+            found.append((spelled + option.flag.removeprefix("--"), path))
+    return found
+
+
 @contextlib.contextmanager
 def sent_files(files: dict[str, bytes | OSError] | None):
     """Within the block, :func:`option_file` reads ``files`` (path → bytes, or the OSError its read gave) and

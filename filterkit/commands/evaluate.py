@@ -13,7 +13,13 @@ from click.core import ParameterSource
 from filterkit import evaluation, reports
 from filterkit.chain_words import ChainHelpError
 from filterkit.commands.context import PluginLoader, plugin_loader, registry_of
-from filterkit.commands.files import ReportCommand, check_distinct, check_format_options
+from filterkit.commands.files import (
+    ReportCommand,
+    check_apart,
+    check_distinct,
+    check_format_options,
+    option_inputs,
+)
 from filterkit.commands.options import (
     RegisteredName,
     class_option,
@@ -327,9 +333,10 @@ def evaluate(
     params = classifier_params(registry, protocol["classifier"], options)
     _check_combinations(ctx, registry)
     finder = None if outputs["label_issues_path"] is None else LabelIssueFinder(LABEL_ISSUE_WORDS)
-    rendered = _checked_outputs(input_path, test_path, finder, **outputs)
     settings = Settings(train_fractions=parse_fractions(fractions_text), classifier_params=params, **protocol)
     chains = chains_of(plugins, registry, words, compare, settings.sweep)
+    read = option_inputs(registry, chains, settings.classifier, params, settings.labels_file)
+    rendered = _checked_outputs([("the input", input_path), ("--test", test_path)], read, finder, **outputs)
     if finder is not None and len(chains) > 1:
         raise click.UsageError("--label-issues finds the rows of one chain's folds: give one chain (no --sweep)")
     if finder is not None:
@@ -432,8 +439,8 @@ def _split_chain(text: str) -> list[str]:
 
 
 def _checked_outputs(
-    input_path: str,
-    test_path: str | None,
+    inputs: list[tuple[str, str | None]],
+    option_files: list[tuple[str, str]],
     finder: LabelIssueFinder | None,
     plot: str | None,
     report_path: str | None,
@@ -441,7 +448,8 @@ def _checked_outputs(
     label_issues_path: str | None,
 ) -> list[tuple]:
     """Before any work: ``--plot``, ``--report``, ``--predictions`` and ``--label-issues`` as (output, renderer to
-    bytes), each checked writable, apart from the inputs and each other, with matplotlib installed for the plots;
+    bytes), each checked writable, apart from the ``inputs`` ((role, path); a path of None or ``-``: none), the
+    ``option_files`` and each other, with matplotlib installed for the plots;
     ``--label-issues`` renders the issues ``finder`` found."""
     if plot is not None and not plot.lower().endswith(".png"):
         raise FilterkitError(f"--plot {plot}: the learning curves are a PNG; give a name ending in .png")
@@ -456,10 +464,10 @@ def _checked_outputs(
         if path is not None
     ]
     outputs = [(checked_output(path), render) for _, path, render in given]
-    inputs = [
-        (role, path) for role, path in (("the input", input_path), ("--test", test_path)) if path not in ("-", None)
-    ]
-    check_distinct([*inputs, *((o, p) for o, p, _ in given)])
+    read = [(role, path) for role, path in inputs if path not in ("-", None)]
+    written = [(option, path) for option, path, _ in given]
+    check_distinct([*read, *written])
+    check_apart(option_files, written)
     for option, _, _ in given:
         if option in ("--plot", "--report"):
             reports.require_matplotlib(option)

@@ -18,6 +18,7 @@ from filterkit.formats import (
     registered,
     registered_formats,
 )
+from filterkit.option_files import named_paths
 from filterkit.outputs import OutputFile, checked_output
 
 
@@ -83,6 +84,24 @@ def check_distinct(named: list[tuple[str, str]]) -> None:
         for other_role, other_path in named[position + 1 :]:
             if same_file(path, other_path):
                 raise click.UsageError(f"{role} {path} and {other_role} {other_path} are the same file")
+
+
+def check_apart(read: list[tuple[str, str]], written: list[tuple[str, str]]) -> None:
+    """A usage error naming both when an output of ``written`` is a file of ``read`` (role, path pairs): the files
+    options read may be one file, or the input."""
+    for role, path in written:
+        for read_role, read_path in read:
+            if same_file(path, read_path):
+                raise click.UsageError(f"{read_role} {read_path} and {role} {path} are the same file")
+
+
+def option_inputs(registry, chains, classifier: str, params: dict, labels_file: str | None) -> list[tuple[str, str]]:
+    """(role, path) of the files the options of ``chains``' stages and of the ``classifier`` made with ``params``
+    read (``words --stopwords FILE``, ``--svm-costs FILE``), and Mulan's ``--labels`` file: inputs of the command."""
+    stages = [registry.make_stage(name, stage_params) for chain in chains or () for name, stage_params in chain.stages]
+    read = [pair for stage in stages for pair in named_paths(stage, f"{stage.name} --")]
+    read += named_paths(registry.classifier(classifier)(**params), f"--{classifier}-")
+    return read + ([] if labels_file is None else [("--labels", labels_file)])
 
 
 def same_file(first: str, second: str) -> bool:

@@ -17,7 +17,7 @@ from filterkit.commands.evaluate import (
     check_engine_options,
     classifier_params,
 )
-from filterkit.commands.files import check_distinct, check_format_options
+from filterkit.commands.files import check_apart, check_format_options, option_inputs
 from filterkit.commands.options import (
     RegisteredName,
     class_option,
@@ -200,9 +200,9 @@ def train(ctx, input_path, words, model_path, compare, folds, seed, jobs, search
     )
     settings.classifier_params = classifier_params(registry, settings.classifier, options)
     checked_output(model_path)  # before any work
-    if input_path != "-":
-        check_distinct([("the input", input_path), ("-o", model_path)])
     chains = chains_of(plugins, registry, words, compare, None) if words else None
+    read = option_inputs(registry, chains, settings.classifier, settings.classifier_params, settings.labels_file)
+    check_apart([*([("the input", input_path)] if input_path != "-" else []), *read], [("-o", model_path)])
     progress = Progress(mode, word="step")
     model = train_model(
         input_path,
