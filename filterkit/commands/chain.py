@@ -12,18 +12,17 @@ import click
 from filterkit.arff.tokens import one_line
 from filterkit.commands.context import plugin_loader
 from filterkit.commands.files import (
-    check_apart,
     check_format_options,
     check_stdout_open,
     checked_outputs,
     output_format_of,
+    read_by,
     same_file,
 )
 from filterkit.commands.options import number_format, refuse_uncut_input
 from filterkit.contract import declared
 from filterkit.formats import ARFF, FormatOptions, format_of
 from filterkit.labels import mulan_labels
-from filterkit.option_files import named_paths
 from filterkit.plugins import Registry
 from filterkit.progress import Progress, progress_mode
 from filterkit.runner import Chain, guarded
@@ -48,10 +47,8 @@ def run_chain(ctx: click.Context, steps: list, params: dict) -> None:
         output_dir = None if output_dir is None else checked_output_folder(output_dir)
     check_stdout_open(output or output_dir)
     inputs = partition_files(options.input_path) if dask else [options.input_path]
-    output_file = checked_outputs([("the input", path) for path in inputs], output, model_path)
-    read = [pair for stage in stages for pair in named_paths(stage, f"{stage.name} --")]
-    written = [(role, path) for role, path in (("-o", output), ("--save-model", model_path)) if path is not None]
-    check_apart(read + ([] if options.labels_file is None else [("--labels", options.labels_file)]), written)
+    read = read_by(stages, options.labels_file)
+    output_file = checked_outputs([("the input", path) for path in inputs], output, model_path, read)
     formats = FormatOptions.of_params(params, options.class_spec)
     form = OutputForm(output_format_of(output, options.output_format), options.sparse, numbers, formats)
     check_format_options(formats, format_of(options.input_path, options.input_format), form.format)

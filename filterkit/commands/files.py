@@ -39,17 +39,19 @@ def check_stdout_open(output: str | None) -> None:
         raise FilterkitError("standard output is closed: give -o FILE")
 
 
-def checked_outputs(inputs: list[tuple[str, str]], output: str | None, model_path: str | None) -> OutputFile | None:
+def checked_outputs(
+    inputs: list[tuple[str, str]], output: str | None, model_path: str | None, option_files: tuple | list = ()
+) -> OutputFile | None:
     """Check, before any work, that every output can be written and that the inputs (role, path),
-    ``-o`` and the model are distinct files; the ``-o`` target, if any."""
+    ``-o`` and the model are distinct files, and neither output one of the ``option_files`` (:func:`read_by`); the
+    ``-o`` target, if any."""
     output_file = None if output is None else checked_output(output)
     named = [(role, path) for role, path in inputs if path != "-"]
-    if output is not None:
-        named.append(("-o", output))
+    written = [(role, path) for role, path in (("-o", output), ("--save-model", model_path)) if path is not None]
     if model_path is not None:
         checked_output(model_path)
-        named.append(("--save-model", model_path))
-    check_distinct(named)
+    check_distinct(named + written)
+    check_apart(option_files, written)
     return output_file
 
 
@@ -86,7 +88,7 @@ def check_distinct(named: list[tuple[str, str]]) -> None:
                 raise click.UsageError(f"{role} {path} and {other_role} {other_path} are the same file")
 
 
-def check_apart(read: list[tuple[str, str]], written: list[tuple[str, str]]) -> None:
+def check_apart(read: tuple | list, written: list[tuple[str, str]]) -> None:
     """A usage error naming both when an output of ``written`` is a file of ``read`` (role, path pairs): the files
     options read may be one file, or the input."""
     for role, path in written:
@@ -99,8 +101,13 @@ def option_inputs(registry, chains, classifier: str, params: dict, labels_file: 
     """(role, path) of the files the options of ``chains``' stages and of the ``classifier`` made with ``params``
     read (``words --stopwords FILE``, ``--svm-costs FILE``), and Mulan's ``--labels`` file: inputs of the command."""
     stages = [registry.make_stage(name, stage_params) for chain in chains or () for name, stage_params in chain.stages]
+    return read_by(stages, labels_file) + named_paths(registry.classifier(classifier)(**params), f"--{classifier}-")
+
+
+def read_by(stages, labels_file: str | None) -> list[tuple[str, str]]:
+    """(role, path) of the files the options of ``stages`` read (``words --stopwords FILE``) and of Mulan's
+    ``--labels`` file."""
     read = [pair for stage in stages for pair in named_paths(stage, f"{stage.name} --")]
-    read += named_paths(registry.classifier(classifier)(**params), f"--{classifier}-")
     return read + ([] if labels_file is None else [("--labels", labels_file)])
 
 
