@@ -91,6 +91,11 @@ def _probabilities(call: CheckedClassifier, values: np.ndarray) -> np.ndarray:
     return values
 
 
+def _probability_entry(probability: float) -> dict:
+    """An explained decision's probability, none where its label has no sigmoid (NaN)."""
+    return {} if math.isnan(probability) else {"probability": float(probability)}
+
+
 def _linear_form(call: CheckedClassifier) -> tuple[np.ndarray, np.ndarray]:
     """The classifier's ``linear()`` as two arrays of numbers; a FilterkitError naming its plugin for another answer."""
     answer = call("linear")
@@ -450,7 +455,7 @@ class TrainedModel:
                         "class": self.classes[k],
                         "decision": float(decisions[row, k]),
                         "intercept": float(intercepts[k]),
-                        **({} if probabilities is None else {"probability": float(probabilities[row, k])}),
+                        **({} if probabilities is None else _probability_entry(probabilities[row, k])),
                         **({} if thresholds[k] is None else {cut: thresholds[k]}),
                         **listed,
                     }
@@ -482,7 +487,9 @@ class LabelSetModel(TrainedModel):
         if any(getattr(c.classifier, "cost_labels", None) is not None for c in fitted):
             raise FilterkitError("a label's classifier holds a cost matrix, which training on label sets never fits")
         self.linear = self._stacked_linear() if all(c.provides("has_weights") for c in fitted) else None
-        self.calibrated = all(c.provides("has_probabilities") for c in fitted)
+        #: Per label, whether its classifier gives probabilities (a label too rare for Platt's sigmoid does not).
+        self.label_calibrated = [c is not None and c.provides("has_probabilities") for c in classifiers]
+        self.calibrated = any(self.label_calibrated)
 
     def _stacked_linear(self) -> tuple[np.ndarray, np.ndarray]:
         """Each label's (weights, intercept) as one row of a linear form (zeros for a constant label);
@@ -540,8 +547,17 @@ class LabelSetModel(TrainedModel):
         return self._per_label("score", features)
 
     def probabilities(self, features) -> np.ndarray | None:
-        """Each label's calibrated probability (NaN for a constant label); None without them."""
-        return self._per_label("probabilities", features) if self.calibrated else None
+        """Each label's calibrated probability (NaN for a constant label or one without a sigmoid); None where no
+        label has one."""
+        if not self.calibrated:
+            return None
+        rows = features.shape[0]
+        return np.column_stack(
+            [
+                _one_a_row(call, "probabilities", features) if calibrated else np.full(rows, np.nan)
+                for call, calibrated in zip(self.classifiers, self.label_calibrated)
+            ]
+        )
 
     def predicted(self, features) -> np.ndarray:
         """Each row's labels, rows × labels (bool): each classifier's decision, or the label's constant."""

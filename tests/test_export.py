@@ -222,7 +222,18 @@ def test_a_label_set_whose_rare_label_has_no_sigmoid_scores_each_label_by_its_ow
     model = trained(folder, f"rare-{threshold}", "--svm-threshold", threshold, RARE_LABEL_SETS, "words", "bns", "l2")
     rules = [call("exported_rule") for call in load_model(model).classifiers]
     assert [sigmoids is None for sigmoids, _ in rules] == [False, False, True]
-    assert_scores_as_predict(model, Scorer(model, folder), rare_label_documents())
+    scorer = Scorer(model, folder)
+    assert_scores_as_predict(model, scorer, rare_label_documents())
+    # probabilities(): each label's, NaN for the rare one, as predict_proba (it returned -1 for them all)
+    loaded, texts = load_model(model), rare_label_documents()
+    expected, decisions = loaded.predict_proba(texts), loaded.decision_function(texts)
+    doubles = ctypes.POINTER(ctypes.c_double)
+    scorer.library.probabilities.argtypes = [doubles, doubles]
+    for row in range(len(texts)):
+        given, out = (ctypes.c_double * 3)(*decisions[row]), (ctypes.c_double * 3)()
+        assert scorer.library.probabilities(given, out) == 0
+        np.testing.assert_allclose(out[:], expected[row], rtol=1e-6, atol=0)
+        assert np.isnan(out[2]) and np.isnan(expected[row, 2])
 
 
 def constant_label_sets(folder: Path) -> Path:

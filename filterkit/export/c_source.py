@@ -276,6 +276,7 @@ def _classifier_data(model) -> str:
             _doubles("SCORER_WEIGHTS", np.ascontiguousarray(np.asarray(weights, dtype=np.float64).T).ravel()),
             _doubles("SCORER_INTERCEPTS", np.asarray(intercepts, dtype=np.float64)),
             f"#define SCORER_HAS_SIGMOIDS {int(rules.every_sigmoid)}\n",
+            f"#define SCORER_ANY_SIGMOID {int(rules.sigmoid_of.any())}\n",
             _doubles("SCORER_SIGMOIDS", np.zeros(2) if sigmoids is None else sigmoids.ravel()),
             _integers("SCORER_SIGMOID_OF", rules.sigmoid_of.astype(int).tolist(), "signed char"),
             f"#define SCORER_HAS_THRESHOLDS {int(thresholds is not None)}\n",

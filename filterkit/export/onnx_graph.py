@@ -770,7 +770,8 @@ def _answers(g: _Graph, model, decisions: str) -> dict[str, str]:
         scores = g.op("Div", g.double(1.0), g.op("Add", g.double(1.0), exponent))
         if rules.every_sigmoid:
             answers["probabilities"] = scores
-        else:  # a label set whose rare label is decided by its margin
+        else:  # a label set whose rare label has no probability and is decided by its margin
+            answers["probabilities"] = g.where(g.const(rules.sigmoid_of), scores, g.double(np.nan))
             scores = g.where(g.const(rules.sigmoid_of), scores, decisions)
     if model.label_sets or not model.multiclass:
         yes = _said_yes(g, rules, scores)

@@ -384,16 +384,18 @@ decide_values(const int64_t *columns, const double *values, size_t n, double *ou
 }
 #endif
 
-/* Each output's Platt probability 1 / (1 + exp(A·f + B)) of its decision value f (NaN for a constant label); 0, or
- * -1 for a model fitted without a sigmoid (for one of its labels).  Its exp is the C library's, which may differ from numpy's in the last
- * bit. */
+/* Each output's Platt probability 1 / (1 + exp(A·f + B)) of its decision value f (NaN for a constant label, or for
+ * a label too rare for a sigmoid, decided by its margin); 0, or -1 for a model fitted without any sigmoid.  Its exp
+ * is the C library's, which may differ from numpy's in the last bit. */
 int
 probabilities(const double *decisions, double *out)
 {
-    if (!SCORER_HAS_SIGMOIDS)
+    if (!SCORER_ANY_SIGMOID)
         return -1;
     for (int k = 0; k < SCORER_OUTPUTS; k++)
-        out[k] = 1.0 / (1.0 + exp(SCORER_SIGMOIDS[2 * k] * decisions[k] + SCORER_SIGMOIDS[2 * k + 1]));
+        out[k] = SCORER_SIGMOID_OF[k]
+                     ? 1.0 / (1.0 + exp(SCORER_SIGMOIDS[2 * k] * decisions[k] + SCORER_SIGMOIDS[2 * k + 1]))
+                     : NAN;
     return 0;
 }
 
