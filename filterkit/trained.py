@@ -489,7 +489,7 @@ class LabelSetModel(TrainedModel):
         self.linear = self._stacked_linear() if all(c.provides("has_weights") for c in fitted) else None
         #: Per label, whether its classifier gives probabilities (a label too rare for Platt's sigmoid does not).
         self.label_calibrated = [c is not None and c.provides("has_probabilities") for c in classifiers]
-        self.calibrated = any(self.label_calibrated)
+        self.calibrated = any(self.label_calibrated) or not fitted  # every label constant: NaN probabilities
 
     def _stacked_linear(self) -> tuple[np.ndarray, np.ndarray]:
         """Each label's (weights, intercept) as one row of a linear form (zeros for a constant label);
