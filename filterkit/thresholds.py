@@ -467,6 +467,16 @@ def _past_end(end: float, direction: float, reach: float) -> float:
     return float(beyond if beyond != end else np.nextafter(end, direction * np.inf))
 
 
+def refuse_cut_outside_probabilities(thresholds: np.ndarray) -> None:
+    """FilterkitError for a two-class cut on Platt's probability outside [0, 1] (a fit places it at a score, between
+    two, or just past the largest: ``cost_cut``'s "no row"), which decides every row alike."""
+    outside = thresholds[(thresholds < 0) | (thresholds > np.nextafter(1.0, 2.0))]
+    if len(outside):
+        raise FilterkitError(
+            f"svm: a threshold of {float(outside[0])!r} on Platt's probability, which no fit makes (it lies in [0, 1])"
+        )
+
+
 def platt_sigmoid(decisions: np.ndarray, targets: np.ndarray, iterations: int = 100) -> tuple[float, float]:
     """Platt's sigmoid P(y=1 | f) = 1 / (1 + exp(A·f + B)) fitted to held-out decision values.
 

@@ -25,6 +25,7 @@ from filterkit.thresholds import (
     objective_cut,
     objective_scope,
     platt_sigmoid,
+    refuse_cut_outside_probabilities,
     threshold_objective,
 )
 
@@ -530,6 +531,8 @@ class LinearSVM(Classifier):
         self.thresholds = None if state.get("thresholds") is None else _finite(self, "thresholds", state["thresholds"])
         if self.thresholds is not None and self.thresholds.shape != self.intercepts.shape:
             raise FilterkitError(f"svm: thresholds of shape {self.thresholds.shape}, not one per SVM")
+        if state["binary"] is True and self.sigmoids is not None and self.thresholds is not None:
+            refuse_cut_outside_probabilities(self.thresholds)
         if self.binary != (len(self.intercepts) == 1):
             raise FilterkitError(f"svm: {len(self.intercepts)} SVMs for a {'binary' if self.binary else 'k-class'} fit")
         self.cost_labels, self.cost_matrix = loaded_costs(state, 2 if self.binary else len(self.intercepts))

@@ -649,3 +649,20 @@ def test_an_objective_with_multiclass_is_refused_in_one_line(run_filterkit, rule
     lines = result.stderr.strip().splitlines()
     assert result.status == 1 and len(lines) == 1
     assert "--multiclass's per-class offsets optimise macro-F1 only: use --svm-threshold f1" in lines[0]
+
+
+@pytest.mark.parametrize("edited", [5.0, -3.0, 1.5])
+def test_a_saved_probability_cut_outside_0_to_1_is_refused(run_filterkit, tmp_path, edited):
+    """A threshold edited to 5 (or -3) on Platt's probability loaded and decided every row alike, status 0 (found by
+    a hostile review of the decision rules); no fit makes one outside [0, 1] (the highest is just past the largest
+    score, ``cost_cut``'s "no row")."""
+    model = tmp_path / "virginica.json"
+    argv = ("train", "-q", "-o", model, "--positive", "Iris-virginica", "--svm-threshold", "f1")
+    assert run_filterkit(*argv, REAL / "iris.arff", "minmax").status == 0
+    assert run_filterkit("predict", model, REAL / "iris.arff").status == 0
+    document = json.loads(model.read_text())
+    document["classifier"]["state"]["thresholds"] = [edited]
+    model.write_text(json.dumps(document))
+    refused = run_filterkit("predict", model, REAL / "iris.arff")
+    assert refused.status == 1 and refused.stdout == b""
+    assert f"svm: a threshold of {edited!r} on Platt's probability, which no fit makes" in refused.stderr
