@@ -518,8 +518,9 @@ def _classifier_words(settings: dict, fits: list[dict]) -> str:
         return text
     folds = "–".join(str(n) for n in sorted({fit["inner_folds"] for fit in fits}))
     chosen = collections.Counter(fit["C"] for fit in fits)
+    measure = "F1" if all("inner_f1" in fit for fit in fits) else "AUC"  # --svm-c-by
     return (
-        f"{text}; C chosen by {folds}-fold inner cross-validation (AUC) from "
+        f"{text}; C chosen by {folds}-fold inner cross-validation ({measure}) from "
         + ", ".join(f"{float(c):g}" for c in fits[0]["inner_auc"])
         + ": "
         + ", ".join(f"C {c:g} in {chosen[c]} of {len(fits)} fits" for c in sorted(chosen))

@@ -74,7 +74,7 @@ class Option:
             return None
         converted = self._typed(value)
         if self.kind is str and not self.names_file and _LONE_SURROGATE.search(value):
-            raise FilterkitError(f"option {self.flag}: {value!r} is not UTF-8 text")
+            raise OptionError(f"option {self.flag}: {value!r} is not UTF-8 text")
         self._refuse_outside(value, converted)
         return converted
 
@@ -98,17 +98,17 @@ class Option:
             if not whole or (self.kind is float and not np.isfinite(converted)):
                 raise ValueError(value)
         except (TypeError, ValueError, OverflowError):
-            raise FilterkitError(f"option {self.flag}: {value!r} is not {wanted}") from None
+            raise OptionError(f"option {self.flag}: {value!r} is not {wanted}") from None
         return converted
 
     def _refuse_outside(self, value: Any, converted: Any) -> None:
         """FilterkitError when ``converted`` (from ``value``) is not one of the choices or outside the bounds."""
         if self.choices and converted not in self.choices:
-            raise FilterkitError(f"option {self.flag}: {value!r} is not one of {', '.join(self.choices)}")
+            raise OptionError(f"option {self.flag}: {value!r} is not one of {', '.join(self.choices)}")
         if self.minimum is not None and converted < self.minimum:
-            raise FilterkitError(f"option {self.flag}: {value!r} is below {self.minimum}")
+            raise OptionError(f"option {self.flag}: {value!r} is below {self.minimum}")
         if self.maximum is not None and converted > self.maximum:
-            raise FilterkitError(f"option {self.flag}: {value!r} is above {self.maximum}")
+            raise OptionError(f"option {self.flag}: {value!r} is above {self.maximum}")
 
 
 #: A lone surrogate: how Python holds an argument's bytes that are not UTF-8 (``$'\xff'``), and how

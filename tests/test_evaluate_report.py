@@ -274,3 +274,14 @@ def test_a_classifier_whose_fits_do_not_record_a_grid_is_shown_with_the_options_
             del fit["inner_auc"]
     text = "".join(Page(reports.html_page(document)).text)
     assert "Classifier: svm, c values 0.1,1, inner folds 2" in text
+
+
+@needs_matplotlib
+def test_the_report_says_c_was_chosen_by_the_measure_given(tmp_path):
+    """With --svm-c-by f1 the report said C was chosen by the inner AUC (found by a hostile review)."""
+    path = tmp_path / "f1.html"
+    options = ("--jobs", "1", "--folds", "3", "--svm-c-values", "0.1,1", "--positive", "Iris-versicolor")
+    result = testing.run_filterkit("evaluate", *options, "--svm-c-by", "f1", "--report", path, IRIS, "minmax")
+    assert result.status == 0, result.stderr
+    text = "".join(Page(path.read_text(encoding="utf-8")).text)
+    assert "C chosen by 5-fold inner cross-validation (F1) from 0.1, 1: " in text

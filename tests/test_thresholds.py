@@ -666,3 +666,13 @@ def test_a_saved_probability_cut_outside_0_to_1_is_refused(run_filterkit, tmp_pa
     refused = run_filterkit("predict", model, REAL / "iris.arff")
     assert refused.status == 1 and refused.stdout == b""
     assert f"svm: a threshold of {edited!r} on Platt's probability, which no fit makes" in refused.stderr
+
+
+def test_a_classifier_option_s_own_check_names_it_as_given(run_filterkit):
+    """--svm-fbr-floor nan passed click's FLOAT and failed the option's own check, which named it --fbr-floor, with
+    status 1; such checks are usage errors (status 2), as click's, naming the option as given."""
+    options = ("--jobs", "1", "--positive", "Iris-virginica", "--svm-threshold", "fbr", "--svm-fbr-floor", "nan")
+    refused = run_filterkit("evaluate", *options, REAL / "iris.arff", "minmax")
+    assert refused.status == 2 and "Error: option --svm-fbr-floor: nan is not a finite number" in refused.stderr
+    stage = run_filterkit(REAL / "iris.arff", "chi", "select", "--fraction", "nan")
+    assert stage.status == 2 and "Error: option --fraction: nan is not a finite number" in stage.stderr

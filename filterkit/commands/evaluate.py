@@ -395,8 +395,8 @@ def classifier_params(registry, classifier: str, classifier_values: dict) -> dic
         raise click.UsageError(f"option(s) for another classifier than '{classifier}': {', '.join(ignored)}")
     try:
         registry.classifier(classifier)(**params)
-    except OptionError as error:
-        raise click.UsageError(error.message) from None
+    except OptionError as error:  # an option's own check names it as a stage's (--fbr-floor): as given here
+        raise click.UsageError(error.message.replace("option --", f"option --{classifier}-", 1)) from None
     return params
 
 
