@@ -19,8 +19,11 @@ from filterkit.errors import ArffError, FilterkitError
 from filterkit.schema import NOMINAL, Attribute, Chunk, Schema
 from filterkit.text import shown
 
-#: MEKA's option in the relation name, after its first colon: ``-C k`` (or ``-c k``), k ≠ 0.
-_MEKA_OPTION = re.compile(r"(?:^|\s)-[Cc]\s+(-?\d+)(?=\s|$)")
+#: MEKA's option in the relation name, after its first colon: ``-C k`` (or ``-c k``), k ≠ 0 (``+k`` too, as Java's
+#: ``Integer.parseInt`` reads it).
+_MEKA_OPTION = re.compile(r"(?:^|\s)-[Cc]\s+([-+]?\d+)(?=\s|$)")
+#: What reads as MEKA's flag after the colon: ``-C`` alone, or joined to a value (``-C2``, ``-C"2"``).
+_MEKA_FLAG = re.compile(r"(?:^|\s)-[Cc](?=\s|$|[-+0-9\"'])")
 
 #: Joins a row's label names where one text holds them: ``evaluate --predictions``, ``predict``'s CSV.
 LABEL_SEPARATOR = "|"
@@ -48,9 +51,17 @@ def meka_label_count(relation: str) -> int | None:
     """MEKA's ``-C`` in ``relation`` (after its first colon): k > 0 for the first k attributes, k < 0 for
     the last −k; None when the name carries none."""
     _, colon, options = relation.partition(":")
-    found = _MEKA_OPTION.search(options) if colon else None
-    if found is None:
+    flags = len(_MEKA_FLAG.findall(options)) if colon else 0
+    if not flags:
         return None
+    if flags > 1:
+        raise ArffError(f"relation {shown(relation)}: MEKA's -C is given {flags} times")
+    found = _MEKA_OPTION.search(options)
+    if found is None:
+        raise ArffError(
+            f"relation {shown(relation)}: MEKA's -C takes a whole number of labels, apart from it: -C 3 (the first "
+            "three attributes) or -C -3 (the last three)"
+        )
     count = int(found.group(1))
     if count == 0:
         raise ArffError(f"relation {shown(relation)}: MEKA's -C 0 names no label")

@@ -83,3 +83,38 @@ def test_one_label_removed_by_name_leaves_the_other(meka):
     written = run_filterkit(meka, "remove", "--names", "L1", "--to", "csv")
     assert written.status == 0, written.stderr
     assert written.stdout.decode().splitlines() == _csv(meka, "x", "y", sets=['""', "L2", "L2", '""'])
+
+
+@pytest.mark.parametrize(
+    "relation, count",
+    [("toy: -C +2", 2), ("toy: -c 2", 2), ("toy: -Cool", None), ("toy -C 2", None), ("toy: -C -2 -x 1", -2)],
+)
+def test_meka_s_option_read_as_java_reads_it(tmp_path, relation, count):
+    from filterkit.labels import meka_label_count
+
+    assert meka_label_count(relation) == count
+
+
+@pytest.mark.parametrize(
+    "option, why",
+    [
+        ('-C "2"', "takes a whole number of labels"),
+        ("-C 2.0", "takes a whole number of labels"),
+        ("-C2", "takes a whole number of labels"),
+        ("-C 2x", "takes a whole number of labels"),
+        ("-C 2-weka.filters.unsupervised.attribute.Remove-R3", "takes a whole number of labels"),
+        ("-C 1 -C 2", "is given 2 times"),
+        ("-C 0", "-C 0 names no label"),
+    ],
+)
+def test_a_meka_option_that_is_no_whole_number_is_refused_at_its_line(tmp_path, option, why):
+    """``-C +2`` (Java's parseInt reads it), ``-C "2"``, ``-C 2.0`` and ``-C2`` were read as no -C: the labels became
+    features of a single-label task on the last attribute, status 0; a second -C was ignored; -C errors named the
+    @data line (found by a hostile review of multi-label data)."""
+    path = tmp_path / "c.arff"
+    path.write_text(
+        f"% a comment\n@relation 'me: {option}'\n@attribute L1 {{0,1}}\n@attribute L2 {{0,1}}\n@data\n1,0\n"
+    )
+    refused = run_filterkit("info", path)
+    assert refused.status == 1 and refused.stderr.startswith(f"filterkit: error: {path}:2: relation 'me: ")
+    assert why in refused.stderr

@@ -15,7 +15,7 @@ from filterkit import kernels
 from filterkit.arff.dates import DEFAULT_FORMAT, DateFormat
 from filterkit.arff.tokens import CLOSE, OPEN, QUOTED, WORD, iter_tokens, one_line, quote
 from filterkit.errors import ArffError
-from filterkit.labels import check_meka_header
+from filterkit.labels import check_meka_header, meka_label_count
 from filterkit.limits import VARIABLES, Limits
 from filterkit.schema import DATE, NOMINAL, NUMERIC, RELATIONAL, STRING, Attribute, Schema
 from filterkit.text import shown
@@ -129,6 +129,7 @@ class HeaderParser:
             raise ArffError("a second @relation line")
         if len(tokens) != 2 or tokens[1].kind not in (WORD, QUOTED):
             raise ArffError("@relation takes one name (quote a name with spaces)")
+        meka_label_count(tokens[1].text)  # MEKA's -C, if any, read here: its errors name this line
         self.relation = tokens[1].text
 
     def _attribute(self, tokens) -> None:
