@@ -149,6 +149,11 @@ def chosen_labels(stage, schema: Schema, labels: tuple[int, ...]) -> tuple[int, 
     named = stage.params.get("label")
     if named is None:
         return labels
+    if stage.params.get("label_powerset"):
+        raise FilterkitError(
+            f"stage '{stage.name}': --label {shown(named)} learns from one label, --label-powerset from the sets of "
+            "all of them: give one"
+        )
     for position in labels:
         if schema.attributes[position].name == named:
             return (position,)

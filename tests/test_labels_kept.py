@@ -118,3 +118,26 @@ def test_a_meka_option_that_is_no_whole_number_is_refused_at_its_line(tmp_path, 
     refused = run_filterkit("info", path)
     assert refused.status == 1 and refused.stderr.startswith(f"filterkit: error: {path}:2: relation 'me: ")
     assert why in refused.stderr
+
+
+def test_label_and_label_powerset_together_are_refused(meka):
+    """--label-powerset with --label L1 scored L1 alone (a powerset of one label), as --label L1 does, and the
+    provenance line recorded both (found by a hostile review of multi-label data)."""
+    refused = run_filterkit(meka, "chi", "--presence", "--label-powerset", "--label", "L1")
+    assert refused.status == 1 and refused.stdout == b""
+    assert "--label 'L1' learns from one label, --label-powerset from the sets of all of them" in refused.stderr
+    assert run_filterkit(meka, "chi", "--presence", "--label-powerset").status == 0
+
+
+@pytest.mark.parametrize("option", ["--predictions", "--label-issues"])
+def test_a_label_holding_the_separator_is_refused_before_the_cross_validation(tmp_path, option):
+    """A label named ``a|b`` was refused by --predictions only after the whole evaluation, its table printed, status 1
+    (found by a hostile review of multi-label data); it is refused before any row is read."""
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text("".join(f'{{"labels": ["{"a|b" if i % 2 else "c"}"], "t": {i}}}\n' for i in range(12)))
+    out, test = tmp_path / "out.csv", tmp_path / "test.jsonl"
+    test.write_text(rows.read_text())
+    given = ("--test", test) if option == "--predictions" else ("--folds", "2")
+    refused = run_filterkit("evaluate", "--jobs", "1", "--labels-column", "labels", *given, option, out, rows, "l2")
+    assert (refused.status, refused.stdout, out.exists()) == (1, b"", False)
+    assert refused.stderr == f"filterkit: error: {option}: label 'a|b' holds |, which joins a row's labels\n"

@@ -42,10 +42,12 @@ from filterkit.evaluation import ChainSpec, Settings
 from filterkit.evaluation_targets import THRESHOLDS
 from filterkit.formats import FormatOptions, format_of, format_options
 from filterkit.label_issues import LabelIssueFinder
+from filterkit.labels import LABEL_SEPARATOR
 from filterkit.outputs import checked_output, staged_output
 from filterkit.progress import Progress, progress_mode
 from filterkit.stage import Option
 from filterkit.tasks import LABEL_SET, MAX_SEED, Task
+from filterkit.text import shown
 
 EVALUATE_HELP = """Cross-validate a chain (or several) with a classifier on IN.arff.
 
@@ -356,7 +358,7 @@ def evaluate(
         input_format=input_format,
         reading=reading,
         label_issues=finder,
-        check_task=lambda task: _refuse_plot_of_label_sets(task, outputs["plot"]),
+        check_task=lambda task: _refuse_outputs_of_label_sets(task, outputs),
     )
     for key, missing in (("rows_with_missing_class_left_out", "class"), ("rows_with_missing_labels_left_out", "label")):
         left_out = result.document["settings"].get(key)
@@ -374,10 +376,23 @@ def evaluate(
             stage.publish()
 
 
-def _refuse_plot_of_label_sets(task: Task, plot: str | None) -> None:
-    """Before any row is read: ``--plot`` of label sets, which have no learning curves."""
-    if plot is not None and task.kind == LABEL_SET:
+def _refuse_outputs_of_label_sets(task: Task, outputs: dict) -> None:
+    """Before any row is read: ``--plot`` of label sets, which have no learning curves, and ``--predictions`` or
+    ``--label-issues`` of a label whose name holds :data:`LABEL_SEPARATOR`, which joins a row's labels there (each
+    refused only after the cross-validation)."""
+    if task.kind != LABEL_SET:
+        return
+    if outputs["plot"] is not None:
         raise FilterkitError("--plot draws learning curves, which multi-label data has not: use --report")
+    joined = [label for label in task.targets if LABEL_SEPARATOR in label]
+    for option, path in (
+        ("--predictions", outputs["predictions_path"]),
+        ("--label-issues", outputs["label_issues_path"]),
+    ):
+        if joined and path is not None:
+            raise FilterkitError(
+                f"{option}: label {shown(joined[0])} holds {LABEL_SEPARATOR}, which joins a row's labels"
+            )
 
 
 def classifier_params(registry, classifier: str, classifier_values: dict) -> dict:
