@@ -302,8 +302,8 @@ def test_cross_validated_chains_are_paired_over_folds_by_the_corrected_t_test(ru
 
 
 def test_an_output_that_cannot_be_written_leaves_no_other_output(tmp_path, run_filterkit):
-    """--predictions refuses a label holding '|' once the evaluation is done; the --report page had already been
-    written. The table is printed, as where a figure cannot be drawn (the results are not lost)."""
+    """--predictions refused a label holding '|' once the evaluation was done, when the --report page had already
+    been written; it is now refused before any row is read, and neither is written."""
     text = (DATA / "three-labels-synthetic.arff").read_text(encoding="utf-8").replace("use::editing", "use|editing")
     data, test = tmp_path / "sets.arff", tmp_path / "test.arff"
     data.write_text(text, encoding="utf-8")
@@ -311,8 +311,8 @@ def test_an_output_that_cannot_be_written_leaves_no_other_output(tmp_path, run_f
     report, predictions = tmp_path / "report.html", tmp_path / "predictions.csv"
     argv = ["evaluate", "-q", "--test", test, "--report", report, "--predictions", predictions, data, "words", "l2"]
     result = run_filterkit(*argv)
-    assert result.status == 1 and result.stdout.startswith(b"scored on ")
-    assert "--predictions: label 'use|editing' holds |, which joins label names" in result.stderr
+    assert result.status == 1 and result.stdout == b""
+    assert "--predictions: label 'use|editing' holds |, which joins a row's labels" in result.stderr
     assert sorted(path.name for path in tmp_path.iterdir()) == ["sets.arff", "test.arff"]
 
 

@@ -74,8 +74,18 @@ def test_the_table_is_printed_before_a_figure_is_drawn(run_filterkit, tmp_path, 
 
     monkeypatch.setattr(reports, "learning_curves_png", broken)
     result = run_filterkit(
-        "evaluate", "-q", *FAST, "--positive", "Iris-setosa", "--plot", tmp_path / "c.png", IRIS, "l2"
-    )
+        "evaluate",
+        "-q",
+        *FAST,
+        "--positive",
+        "Iris-setosa",
+        "--report",
+        tmp_path / "r.html",
+        "--plot",
+        tmp_path / "c.png",
+        IRIS,
+        "l2",
+    )  # each output written only once every one is rendered: none
     assert result.status == 1 and "the figure could not be drawn" in result.stderr
     table = result.stdout.decode().splitlines()
     assert table[0].startswith("2-fold CV, seed 1") and table[2].split()[:2] == ["l2", "1"]
