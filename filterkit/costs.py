@@ -16,6 +16,7 @@ import numpy as np
 
 from filterkit.errors import FilterkitError
 from filterkit.option_files import OPTION_FILE_BYTES, option_file
+from filterkit.saved_state import finite_numbers
 from filterkit.thresholds import MARGIN_CUT, cost_cut, cost_offsets
 
 #: A cost as written: digits with a decimal point or an exponent, no sign but ``+``, no inf or nan (Java's
@@ -190,10 +191,7 @@ def loaded_costs(state: dict, columns: int) -> tuple[list[str] | None, np.ndarra
     labels, matrix = state.get("cost_labels"), state.get("cost_matrix")
     if labels is None and matrix is None:
         return None, None
-    try:
-        costs = np.asarray(matrix, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise FilterkitError("svm: 'cost_matrix' is not an array of numbers") from None
+    costs = finite_numbers("svm", "cost_matrix", matrix)
     if costs.shape != (columns, columns) or not ((costs >= 0).all() and (costs <= MOST_COST).all()):
         raise FilterkitError(f"svm: 'cost_matrix' is not {columns}×{columns} costs from 0 to {MOST_COST:g}")
     if not isinstance(labels, list) or len(labels) != columns or not all(isinstance(x, str) for x in labels):

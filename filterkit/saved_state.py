@@ -133,3 +133,21 @@ class SavedState:
                     f"option {option.flag} is {value!r} but the state was fitted with "
                     f"{fitted!r} (options edited after fitting)",
                 )
+
+
+def finite_numbers(owner: str, key: str, values) -> np.ndarray:
+    """Saved numbers as a float array, FilterkitError naming ``owner`` and ``key`` unless each is a finite number: a
+    numeric array's, or a JSON number (not a string or boolean, which numpy would read as one)."""
+    try:
+        array = np.asarray(values, dtype=np.float64)
+        given = values if isinstance(values, np.ndarray) else np.asarray(values, dtype=object)
+        numbers = given.dtype.kind in "iuf" or all(
+            isinstance(leaf, (int, float, np.number)) and not isinstance(leaf, bool) for leaf in given.flat
+        )
+    except (TypeError, ValueError):
+        numbers = False
+    if not numbers:
+        raise FilterkitError(f"{owner}: '{key}' is not an array of numbers")
+    if not np.isfinite(array).all():
+        raise FilterkitError(f"{owner}: '{key}' holds a value that is not a finite number")
+    return array

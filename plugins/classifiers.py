@@ -15,6 +15,7 @@ from filterkit.lent_workers import each, lent
 from filterkit.linear_svm import FIT_ITERATIONS, SEARCH_ITERATIONS, fit_quietly, linear_svm, stopped_fits, with_refits
 from filterkit.measures import area_under_roc, f1_scores
 from filterkit.plugin import Classifier, FilterkitError, Option, hookimpl
+from filterkit.saved_state import finite_numbers
 from filterkit.thresholds import (
     MICRO_MACRO,
     ONE_ROW_CLASS,
@@ -524,11 +525,15 @@ class LinearSVM(Classifier):
             raise FilterkitError(f"svm: 'binary' is {state['binary']!r}, not true or false")
         self.binary = state["binary"]
         self.weights, self.intercepts = _checked_linear_form(self, state["weights"], state["intercepts"])
-        self.sigmoids = None if state.get("sigmoids") is None else _finite(self, "sigmoids", state["sigmoids"])
+        self.sigmoids = (
+            None if state.get("sigmoids") is None else finite_numbers(self.name, "sigmoids", state["sigmoids"])
+        )
         if self.sigmoids is not None and self.sigmoids.shape != (len(self.intercepts), 2):
             raise FilterkitError(f"svm: sigmoids of shape {self.sigmoids.shape}, not one (A, B) per SVM")
         self.has_probabilities = self.sigmoids is not None
-        self.thresholds = None if state.get("thresholds") is None else _finite(self, "thresholds", state["thresholds"])
+        self.thresholds = (
+            None if state.get("thresholds") is None else finite_numbers(self.name, "thresholds", state["thresholds"])
+        )
         if self.thresholds is not None and self.thresholds.shape != self.intercepts.shape:
             raise FilterkitError(f"svm: thresholds of shape {self.thresholds.shape}, not one per SVM")
         if state["binary"] is True and self.sigmoids is not None and self.thresholds is not None:
@@ -609,27 +614,12 @@ def _expect_keys(classifier, state, required: tuple[str, ...], optional: tuple[s
         )
 
 
-def _finite(classifier, key: str, values) -> np.ndarray:
-    """Saved numbers as a float array, FilterkitError unless each is a finite number: a numeric array's, or a JSON
-    number (not a string or boolean, which numpy would read as one)."""
-    try:
-        array = np.asarray(values, dtype=np.float64)
-        given = values if isinstance(values, np.ndarray) else np.asarray(values, dtype=object)
-        numbers = given.dtype.kind in "iuf" or all(
-            isinstance(leaf, (int, float, np.number)) and not isinstance(leaf, bool) for leaf in given.flat
-        )
-    except (TypeError, ValueError):
-        numbers = False
-    if not numbers:
-        raise FilterkitError(f"{classifier.name}: '{key}' is not an array of numbers")
-    if not np.isfinite(array).all():
-        raise FilterkitError(f"{classifier.name}: '{key}' holds a value that is not a finite number")
-    return array
-
-
 def _checked_linear_form(classifier, weights, intercepts) -> tuple[np.ndarray, np.ndarray]:
     """Saved weights (one row per SVM) and intercepts (one per row), finite and fitting each other."""
-    weights, intercepts = _finite(classifier, "weights", weights), _finite(classifier, "intercepts", intercepts)
+    weights, intercepts = (
+        finite_numbers(classifier.name, "weights", weights),
+        finite_numbers(classifier.name, "intercepts", intercepts),
+    )
     if weights.ndim != 2 or intercepts.shape != (weights.shape[0],):
         raise FilterkitError(
             f"{classifier.name}: weights of shape {weights.shape} and intercepts of shape {intercepts.shape} "
@@ -772,7 +762,7 @@ class AdaptiveSVM(Classifier):
 
     def load_state(self, state):
         _expect_keys(self, state, ("weights", "intercept"))
-        weights = _finite(self, "weights", state["weights"])
+        weights = finite_numbers(self.name, "weights", state["weights"])
         if weights.ndim != 1:
             raise FilterkitError(f"aisvm: weights of shape {weights.shape}, not one weight per feature")
         weights, intercepts = _checked_linear_form(self, weights.reshape(1, -1), [state["intercept"]])

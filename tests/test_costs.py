@@ -545,3 +545,19 @@ def test_the_cost_of_wekas_own_predictions_is_wekas_total_cost(tmp_path):
     assert len(pairs) == 214 and np.count_nonzero(actual != decided) > 50
     assert total_cost(costs, actual, decided) == total
     assert total_cost(costs, actual, decided) / len(pairs) == pytest.approx(average, abs=5e-5)
+
+
+@pytest.mark.parametrize("edited", [[["0", "1"], ["3", "0"]], [[False, True], [True, False]]])
+def test_a_saved_cost_matrix_of_strings_or_booleans_is_refused(run_filterkit, tmp_path, edited):
+    """Strings and booleans in a model's cost_matrix loaded (numpy reads them as numbers), where the same in its
+    thresholds are refused (found by a hostile review of the decision rules)."""
+    model = tmp_path / "costs.json"
+    costs = tmp_path / "m.cost"
+    costs.write_text(IRIS_COSTS)
+    argv = ("train", "-q", "--jobs", "1", "-o", model, "--multiclass", "--svm-costs", costs)
+    assert run_filterkit(*argv, REAL / "iris.arff", "minmax").status == 0
+    document = json.loads(model.read_text())
+    document["classifier"]["state"]["cost_matrix"] = edited
+    model.write_text(json.dumps(document))
+    refused = run_filterkit("predict", model, REAL / "iris.arff")
+    assert refused.status == 1 and "svm: 'cost_matrix' is not an array of numbers" in refused.stderr
