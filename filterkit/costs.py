@@ -191,8 +191,8 @@ def loaded_costs(state: dict, columns: int) -> tuple[list[str] | None, np.ndarra
     labels, matrix = state.get("cost_labels"), state.get("cost_matrix")
     if labels is None and matrix is None:
         return None, None
-    costs = finite_numbers("svm", "cost_matrix", matrix)
-    if costs.shape != (columns, columns) or not ((costs >= 0).all() and (costs <= MOST_COST).all()):
+    costs = None if matrix is None else finite_numbers("svm", "cost_matrix", matrix)
+    if costs is None or costs.shape != (columns, columns) or not ((costs >= 0).all() and (costs <= MOST_COST).all()):
         raise FilterkitError(f"svm: 'cost_matrix' is not {columns}×{columns} costs from 0 to {MOST_COST:g}")
     if not isinstance(labels, list) or len(labels) != columns or not all(isinstance(x, str) for x in labels):
         raise FilterkitError(f"svm: 'cost_labels' is not a list of {columns} labels")
