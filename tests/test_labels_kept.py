@@ -141,3 +141,14 @@ def test_a_label_holding_the_separator_is_refused_before_the_cross_validation(tm
     refused = run_filterkit("evaluate", "--jobs", "1", "--labels-column", "labels", *given, option, out, rows, "l2")
     assert (refused.status, refused.stdout, out.exists()) == (1, b"", False)
     assert refused.stderr == f"filterkit: error: {option}: label 'a|b' holds |, which joins a row's labels\n"
+
+
+@pytest.mark.parametrize("written", ["svmlight", "csv"])
+def test_a_missing_label_refused_by_the_output_is_named_by_its_name(tmp_path, written):
+    """svmlight output named the missing label by the text it writes for it ('0'), not its name (found by a
+    hostile review of multi-label data)."""
+    path = tmp_path / "missing.arff"
+    path.write_text(LABELS_FIRST.replace("0,0,7,8", "0,?,7,8"))
+    refused = run_filterkit(path, "--to", written, "-o", tmp_path / f"out.{written}")
+    assert refused.status == 1 and not (tmp_path / f"out.{written}").exists()
+    assert "row 4 has a missing label ('L2')" in refused.stderr

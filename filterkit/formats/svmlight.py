@@ -495,6 +495,7 @@ class SvmlightWriter:
         numbers: NumberFormat = EXACT,
     ):
         self.label_positions = meka_label_positions(schema)
+        self.label_names = [schema.attributes[position].name for position in self.label_positions]
         labelled = bool(self.label_positions)
         if not labelled and (class_name is None or class_name not in [a.name for a in schema.attributes]):
             raise FilterkitError("svmlight output needs a class attribute (-c) to write as each row's label")
@@ -586,7 +587,7 @@ class SvmlightWriter:
         """Each row's label set, ``l1,l2`` (empty: none)."""
         texts = cast(list, self.label_texts)
         held = np.column_stack([chunk.column(position) for position in self.label_positions])
-        refuse_missing_labels(held, self.rows, texts, "svmlight output cannot hold")
+        refuse_missing_labels(held, self.rows, self.label_names, "svmlight output cannot hold")
         return [",".join(texts[label] for label in np.flatnonzero(row).tolist()) for row in held]
 
 
