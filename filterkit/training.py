@@ -170,7 +170,9 @@ def train(
             progress.expect(planned_steps(chains, search))
             dataset, _ = evaluation.read_dataset(opened, name, None, "", settings, progress)
             recorded = opened.reading
+        rows = dataset.data.n_rows
         dataset = evaluation.known_class_rows(dataset)
+        _note_left_out(warn, rows - dataset.data.n_rows, "class")
         task = trained_task(dataset, settings, name)
         refuse_unfitting_costs(settings.classifier, settings.classifier_params, dataset.labels, settings.multiclass)
         several = task == MULTICLASS_TASK and present_classes(dataset) > 2
@@ -499,6 +501,7 @@ def train_labels(
     progress.expect(planned_steps(chains))
     data, _ = evaluation.read_rows(source, name, None, "", settings, progress)
     dataset, _ = evaluation_targets.known_label_rows(source.schema, data, task.targets, task.named)
+    _note_left_out(warn, data.n_rows - len(dataset.truth), "label")
     if not len(dataset.truth):
         raise FilterkitError("the training data has no row whose labels are all known", name)
     chains = default_candidates(dataset.schema, registry, True) if chains is None else chains
@@ -552,3 +555,9 @@ def train_labels(
         "per_label": per_label,
     }
     return LabelSetModel(fitted, classifiers, section, source.reading, registry)
+
+
+def _note_left_out(warn: Callable[[str], None] | None, rows: int, missing: str) -> None:
+    """Say that ``rows`` rows of a missing class (or label) are left out of the fit, as ``evaluate`` says it."""
+    if rows and warn is not None:
+        warn(f"{rows} row(s) with a missing {missing} are left out of the training")
