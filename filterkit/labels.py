@@ -19,11 +19,19 @@ from filterkit.errors import ArffError, FilterkitError
 from filterkit.schema import NOMINAL, Attribute, Chunk, Schema
 from filterkit.text import shown
 
-#: MEKA's option in the relation name, after its first colon: ``-C k`` (or ``-c k``), k ≠ 0 (``+k`` too, as Java's
-#: ``Integer.parseInt`` reads it).
-_MEKA_OPTION = re.compile(r"(?:^|\s)-[Cc]\s+([-+]?\d+)(?=\s|$)")
-#: What reads as MEKA's flag after the colon: ``-C`` alone, or joined to a value (``-C2``, ``-C"2"``).
-_MEKA_FLAG = re.compile(r"(?:^|\s)-[Cc](?=\s|$|[-+0-9\"'])")
+#: The first ``-C`` (or ``-c``) option in the relation name after its first colon, and its value: MEKA's ``-C k``
+#: where the value is a whole number k ≠ 0 (``+k`` too, as Java's ``Integer.parseInt`` reads it).  Another value is
+#: not MEKA's: Weka's filters write their classifiers' options into the relation (``…J48 -C 0.25 -M 2``), after a
+#: colon of StringToWordVector's delimiters.
+_FIRST_C_OPTION = re.compile(r"(?:^|\s)-[Cc]\s+(\S+)")
+_WHOLE_NUMBER = re.compile(r"[-+]?\d+")
+
+
+def _meka_option(options: str) -> re.Match | None:
+    """The match of MEKA's ``-C k`` in a relation name's ``options`` (after its first colon), or None."""
+    found = _FIRST_C_OPTION.search(options)
+    return found if found is not None and _WHOLE_NUMBER.fullmatch(found.group(1)) else None
+
 
 #: Joins a row's label names where one text holds them: ``evaluate --predictions``, ``predict``'s CSV.
 LABEL_SEPARATOR = "|"
@@ -51,17 +59,9 @@ def meka_label_count(relation: str) -> int | None:
     """MEKA's ``-C`` in ``relation`` (after its first colon): k > 0 for the first k attributes, k < 0 for
     the last −k; None when the name carries none."""
     _, colon, options = relation.partition(":")
-    flags = len(_MEKA_FLAG.findall(options)) if colon else 0
-    if not flags:
-        return None
-    if flags > 1:
-        raise ArffError(f"relation {shown(relation)}: MEKA's -C is given {flags} times")
-    found = _MEKA_OPTION.search(options)
+    found = _meka_option(options) if colon else None
     if found is None:
-        raise ArffError(
-            f"relation {shown(relation)}: MEKA's -C takes a whole number of labels, apart from it: -C 3 (the first "
-            "three attributes) or -C -3 (the last three)"
-        )
+        return None
     count = int(found.group(1))
     if count == 0:
         raise ArffError(f"relation {shown(relation)}: MEKA's -C 0 names no label")
@@ -71,17 +71,20 @@ def meka_label_count(relation: str) -> int | None:
 def with_meka_label_count(relation: str, count: int) -> str:
     """``relation`` with its MEKA ``-C`` set to ``count`` (added after a colon when it has none)."""
     name, colon, options = relation.partition(":")
-    if colon and _MEKA_OPTION.search(options):
-        changed = _MEKA_OPTION.sub(lambda found: found.group(0).replace(found.group(1), str(count)), options, 1)
-        return name + colon + changed
+    found = _meka_option(options) if colon else None
+    if found is not None:
+        return name + colon + options[: found.start(1)] + str(count) + options[found.end(1) :]
+    if colon and _FIRST_C_OPTION.search(options):  # another -C comes first after the colon: put MEKA's before it
+        return f"{name}: -C {count} :{options}"
     return f"{relation}: -C {count}"
 
 
 def without_meka_label_count(relation: str) -> str:
     """``relation`` without its MEKA ``-C`` (and without the colon where nothing else follows it)."""
     name, _, options = relation.partition(":")
-    rest = _MEKA_OPTION.sub("", options, 1)
-    return f"{name}:{rest}" if rest.strip() else name
+    found = _meka_option(options)
+    rest = options if found is None else options[: found.start()] + options[found.end() :]
+    return f"{name}:{rest}".rstrip().removesuffix(":").rstrip() if rest.strip() else name
 
 
 def check_meka_header(schema: Schema) -> None:

@@ -392,7 +392,7 @@ def test_json_lines_output_refuses_a_date(tmp_path, run_filterkit):
     [
         (".csv", "'a\\x1bb'", "a CSV labels column cannot hold"),
         (".jsonl", "'a\\x1bb'", "a JSON Lines array of labels cannot hold"),
-        (".svm", "'0'", "svmlight output cannot hold"),
+        (".svm", "'a\\x1bb'", "svmlight output cannot hold"),
     ],
 )
 def test_a_missing_label_is_one_error_naming_its_row_and_label_shown_escaped(
