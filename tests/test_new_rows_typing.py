@@ -66,3 +66,14 @@ def test_update_refuses_it_as_well(trained, tmp_path):
     refused = run_filterkit("update", model, rows, "--numeric", "code", "-o", tmp_path / "new.json")
     assert refused.status == 1 and "--numeric code contradicts the model" in refused.stderr
     assert not (tmp_path / "new.json").exists()
+
+
+def test_the_same_columns_in_another_order_are_the_model_s_reading(tmp_path):
+    rows, model = tmp_path / "rows.csv", tmp_path / "m.json"
+    rows.write_text("code,x,class\n" + "".join(f"{1 + i % 2},{i % 3},{'ab'[i % 2]}\n" for i in range(6)))
+    options = ("train", "-q", "--folds", "2", "--positive", "a", "--nominal", "code,x", "-o", model, rows)
+    assert run_filterkit(*options).status == 0
+    plain = run_filterkit("predict", model, rows)
+    assert plain.status == 0 and run_filterkit("predict", model, rows, "--nominal", "x,code").stdout == plain.stdout
+    refused = run_filterkit("predict", model, rows, "--nominal", "x")
+    assert refused.status == 1 and "--nominal x contradicts the model" in refused.stderr

@@ -120,7 +120,7 @@ class FormatOptions:
 
     def _refuse_contradiction(self, name: str, value: object) -> None:
         given = self.given.get(name)
-        if given is not None and given != value:
+        if given is not None and not _same_reading(name, given, value):
             reading = f"without {format_options()[name].flag}" if value is None else f"with {option_words(name, value)}"
             raise FilterkitError(
                 f"{option_words(name, given)} contradicts the model: its training data was read {reading}"
@@ -134,6 +134,14 @@ class FormatOptions:
     def of_params(cls, params: dict, class_spec: str | None = None) -> "FormatOptions":
         """The options a command's parsed ``params`` give (each format option under its name)."""
         return cls(class_spec, **{name: params.get(name) for name in format_options()})
+
+
+def _same_reading(name: str, given: object, value: object) -> bool:
+    """Whether option ``name`` given as ``given`` reads as ``value`` does: a typing option's columns (cut at commas,
+    as :func:`filterkit.formats.records.split_names` cuts them) in any order, another option's value alike."""
+    if name in TYPING_OPTIONS and isinstance(given, str) and isinstance(value, str):
+        return {part for part in given.split(",") if part} == {part for part in value.split(",") if part}
+    return given == value
 
 
 def option_words(name: str, value: object) -> str:
