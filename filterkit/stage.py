@@ -74,7 +74,7 @@ class Option:
             return None
         converted = self._typed(value)
         if self.kind is str and not self.names_file and _LONE_SURROGATE.search(value):
-            raise OptionError(f"option {self.flag}: {value!r} is not UTF-8 text")
+            raise FilterkitError(f"option {self.flag}: {value!r} is not UTF-8 text")
         self._refuse_outside(value, converted)
         return converted
 
