@@ -44,6 +44,24 @@ class ChainWordsError(Exception):
     """A mistake in a chain's words, as the command line words it."""
 
 
+class _Misplaced(ChainWordsError):
+    """An option its stage lacks: the words' mistake, the option as typed, and whether another stage has it."""
+
+    def __init__(self, message: str, option: str, staged: bool) -> None:
+        super().__init__(message)
+        self.option, self.staged = option, staged
+
+
+class MisplacedOptionError(FilterkitError):
+    """A chain's option that its stage lacks, as :func:`parse_chain` words it; the chain's ``text``, the
+    ``option`` as typed and whether another stage has it (``staged``), so that a command can say where its own
+    option of that name goes."""
+
+    def __init__(self, message: str, text: str, option: str, staged: bool) -> None:
+        super().__init__(message)
+        self.text, self.option, self.staged = text, option, staged
+
+
 class HelpAsked(ChainWordsError):
     """The words ask for a help (``shape --help``), which the command line prints and the library cannot."""
 
@@ -75,6 +93,8 @@ def parse_chain(registry: Registry, words: list[str], preset: dict[str, dict] | 
         stages = [_made(registry, stage, (preset or {}).get(stage.name, {})) for stage in typed]
     except HelpAsked as asked:
         raise ChainHelpError(f"chain '{text}': {asked}") from None
+    except _Misplaced as misplaced:
+        raise MisplacedOptionError(f"chain '{text}': {misplaced}", text, misplaced.option, misplaced.staged) from None
     except ChainWordsError as error:
         raise FilterkitError(f"chain '{text}': {error}") from None
     return ChainSpec(text, [(stage.name, dict(stage.params)) for stage in stages])
@@ -131,7 +151,7 @@ def _options(registry: Registry, stage: str, options: tuple[Option, ...], words:
         if not word.startswith("--"):
             spelled = word[:2]  # a short option: the stages have none
         if spelled != HELP and spelled not in spellings:
-            raise ChainWordsError(_misplaced(registry, stage, options, spelled))
+            raise _misplaced(registry, stage, options, spelled)
         if spelled == HELP:
             _no_value(spelled, equals)
             asked = True
@@ -238,7 +258,7 @@ def _made(registry: Registry, stage: StageWords, preset: dict):
         raise ChainWordsError(error.message) from None
 
 
-def _misplaced(registry: Registry, stage: str, options: tuple[Option, ...], option: str) -> str:
+def _misplaced(registry: Registry, stage: str, options: tuple[Option, ...], option: str) -> _Misplaced:
     """The mistake of ``option``, which ``stage`` does not have: the stages it belongs to, or the stage's
     options that look like it (compared without their dashes, so that ``--top`` does not look like ``--output``)."""
     owners = sorted(
@@ -248,10 +268,10 @@ def _misplaced(registry: Registry, stage: str, options: tuple[Option, ...], opti
     )
     if owners:
         where = f"put it after '{owners[0]}'" if len(owners) == 1 else "put it after the name of the stage it is for"
-        return f"{option} is an option of {', '.join(owners)}, not of {stage}: {where}"
+        return _Misplaced(f"{option} is an option of {', '.join(owners)}, not of {stage}: {where}", option, True)
     bare = {name.lstrip("-"): name for name in [*_spellings(options), HELP]}
     close = get_close_matches(option.lstrip("-"), list(bare), n=3)
-    return _no_such(option, [bare[name] for name in close])
+    return _Misplaced(_no_such(option, [bare[name] for name in close]), option, False)
 
 
 def _no_such(name: str, possibilities: list[str], what: str = "option") -> str:

@@ -211,6 +211,29 @@ class TestOptionsWherePeoplePutThem:
             "Error: --positive is an option of the chain: put it before the input file or the first stage\n"
         )
 
+    def test_an_option_of_evaluate_or_train_after_the_input_says_where_it_belongs(self, run_filterkit, tmp_path):
+        model = tmp_path / "m.json"
+        late_output = run_filterkit("train", IRIS, "l2", "-o", model)
+        assert late_output.status == 2
+        assert late_output.stderr.endswith(
+            "Error: -o is an option of train: put it before the input file, not among the chain's words\n"
+        )
+        assert not model.exists()
+        late_own = run_filterkit("evaluate", IRIS, "l2", "--svm-c-by", "f1")
+        assert late_own.status == 2
+        assert late_own.stderr.endswith(
+            "Error: chain 'l2 --svm-c-by f1': --svm-c-by is an option of evaluate: put it before the input file\n"
+        )
+        shared_with_auto = run_filterkit("evaluate", IRIS, "l2", "--folds", "3")
+        assert shared_with_auto.status == 2
+        assert shared_with_auto.stderr.endswith(
+            "--folds is an option of auto, not of l2: put it after 'auto'; or, as evaluate's own option, "
+            "before the input file\n"
+        )
+        stage_only = run_filterkit("evaluate", IRIS, "l2", "--top", "2")
+        assert stage_only.status == 1
+        assert stage_only.stderr.endswith("--top is an option of select, not of l2: put it after 'select'\n")
+
     def test_suggestions_name_only_options_that_look_alike(self, run_filterkit):
         typo = run_filterkit(IRIS, "select", "--tp", "5")
         assert typo.stderr.endswith("Error: No such option '--tp'. Did you mean '--top'?\n")

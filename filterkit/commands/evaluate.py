@@ -11,7 +11,7 @@ import click
 from click.core import ParameterSource
 
 from filterkit import evaluation, reports
-from filterkit.chain_words import ChainHelpError
+from filterkit.chain_words import ChainHelpError, MisplacedOptionError
 from filterkit.commands.context import PluginLoader, plugin_loader, registry_of
 from filterkit.commands.files import (
     ReportCommand,
@@ -106,6 +106,25 @@ def parse_chain(plugins: PluginLoader, words: list[str], preset: dict[str, dict]
     except ChainHelpError:
         show_chain_help(plugins, words)
         raise
+    except MisplacedOptionError as error:
+        ctx = click.get_current_context()
+        if error.option not in _own_options(ctx):
+            raise
+        if error.staged:
+            where = f"or, as {ctx.info_name}'s own option, before the input file"
+            raise click.UsageError(f"{error}; {where}") from None
+        where = f"{error.option} is an option of {ctx.info_name}: put it before the input file"
+        raise click.UsageError(f"chain '{error.text}': {where}") from None
+
+
+def _own_options(ctx: click.Context) -> set[str]:
+    """The spellings of the options of ``ctx``'s command (``-o``, ``--output``, ``--no-…``)."""
+    return {
+        spelled
+        for param in ctx.command.get_params(ctx)
+        if isinstance(param, click.Option)
+        for spelled in [*param.opts, *param.secondary_opts]
+    }
 
 
 @dataclass(frozen=True)
@@ -185,6 +204,21 @@ class EvaluateCommand(ReportCommand):
             ]
             made = ctx.meta[key] = (registry, options)
         return [*params[:declared], *made[1], *params[declared:]]
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        """Parse as any command; a required option missing because it was given after the input file (which
+        makes it one of the chain's words) is a usage error that says where it goes."""
+        try:
+            return super().parse_args(ctx, args)
+        except click.MissingParameter as missing:
+            spellings = [] if missing.param is None else missing.param.opts
+            late = next((o for o in spellings if any(a == o or a.startswith(o + "=") for a in args)), None)
+            if late is None:
+                raise
+            raise click.UsageError(
+                f"{late} is an option of {ctx.info_name}: put it before the input file, not among the chain's words",
+                ctx=ctx,
+            ) from None
 
     def _shown(self, classifier, option: Option) -> Option:
         """``option`` of ``classifier`` with the default this command fits it with."""
