@@ -54,6 +54,8 @@ def checked_output(path: str | os.PathLike) -> OutputFile:
     path = os.fspath(path)
     if not path:
         raise FilterkitError("cannot write '': the file name is empty")
+    if path == "-":
+        raise FilterkitError("cannot write -: this output is a file, not standard output (./- names a file '-')")
     target = os.path.realpath(path)
     try:
         status = os.stat(target)

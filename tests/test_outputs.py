@@ -464,6 +464,51 @@ def test_stdout_is_still_the_default(tmp_path, expected_l2):
     assert os.listdir(tmp_path) == []
 
 
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["-o", "-", IRIS, "l2"],
+        ["apply", "-o", "-", "m.json", IRIS],
+        ["predict", "t.json", IRIS, "-o", "-"],
+        ["explain", "t.json", IRIS, "--output=-"],
+    ],
+    ids=["chain", "apply", "predict", "explain"],
+)
+def test_dash_as_output_is_standard_output_where_that_is_the_default(tmp_path, minmax_model, argv):
+    copy_model(minmax_model, tmp_path)
+    if "t.json" in argv:
+        assert run(["train", "--multiclass", "-o", "t.json", IRIS, "l2"], tmp_path).returncode == 0
+    without = run([word for word in argv if word not in ("-o", "-", "--output=-")], tmp_path)
+    dashed = run(argv, tmp_path)
+    assert without.returncode == 0 and without.stdout.count(b"\n") > 100, without.stderr
+    assert (dashed.returncode, dashed.stdout, dashed.stderr) == (without.returncode, without.stdout, without.stderr)
+    assert not (tmp_path / "-").exists()
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--save-model", "-", IRIS, "minmax"],
+        ["train", "--multiclass", "-o", "-", IRIS, "l2"],
+        ["evaluate", "--test", IRIS, "--predictions", "-", IRIS, "l2"],
+        ["update", "-o", "-", "m.json", IRIS],
+    ],
+    ids=["save-model", "train", "evaluate-predictions", "update"],
+)
+def test_dash_for_an_output_that_is_a_file_is_refused(tmp_path, minmax_model, argv):
+    copy_model(minmax_model, tmp_path)
+    refused = run(argv, tmp_path)
+    assert refused.returncode == 1
+    assert refused.stderr.endswith("cannot write -: this output is a file, not standard output (./- names a file '-')\n")
+    assert not (tmp_path / "-").exists()
+
+
+def test_standard_input_is_not_both_the_input_and_the_test_file(tmp_path):
+    refused = run_filterkit("evaluate", "--test", "-", "-", "l2", stdin=IRIS.read_bytes())
+    assert refused.status == 2
+    assert refused.stderr.endswith("Error: the input and --test are both - (standard input, which is read once): name a file\n")
+
+
 # ------------------------------------------- inputs, outputs and model are distinct
 
 

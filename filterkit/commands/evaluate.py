@@ -372,6 +372,8 @@ def evaluate(
     settings = Settings(train_fractions=parse_fractions(fractions_text), classifier_params=params, **protocol)
     chains = chains_of(plugins, registry, words, compare, settings.sweep)
     read = option_inputs(registry, chains, settings.classifier, params, settings.labels_file)
+    if input_path == "-" and test_path == "-":
+        raise click.UsageError("the input and --test are both - (standard input, which is read once): name a file")
     rendered = _checked_outputs([("the input", input_path), ("--test", test_path)], read, finder, **outputs)
     if finder is not None and len(chains) > 1:
         raise click.UsageError("--label-issues finds the rows of one chain's folds: give one chain (no --sweep)")

@@ -20,9 +20,19 @@ from filterkit.stage import Option
 if TYPE_CHECKING:
     from filterkit.arff.writer import NumberFormat
 
-output_option = click.option(
-    "-o", "--output", type=click.Path(dir_okay=False), help="Write here (atomically) instead of stdout."
-)
+
+
+def _dash_for_stdout(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """``-o -`` is standard output, as ``-`` is standard input: the same as no ``-o``."""
+    return None if value == "-" else value
+
+
+def stdout_output_option(help: str):
+    """The ``-o``/``--output`` option of a command that writes to standard output without it (or with ``-o -``)."""
+    return click.option("-o", "--output", type=click.Path(dir_okay=False), callback=_dash_for_stdout, help=help)
+
+
+output_option = stdout_output_option("Write here (atomically) instead of stdout (-: stdout).")
 class_option = click.option(
     "-c",
     "--class",

@@ -24,6 +24,7 @@ from filterkit.commands.options import (
     partitions_option,
     refuse_uncut_input,
     scheduler_option,
+    stdout_output_option,
     workers_option,
 )
 from filterkit.errors import FilterkitError
@@ -339,7 +340,7 @@ def _csv_columns(model, calibrated: bool, model_path: str) -> list[str]:
 )
 @click.argument("model_path", metavar="MODEL.json")
 @click.argument("input_path", metavar="IN")
-@click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write here (default: standard output).")
+@stdout_output_option("Write here (default, or -: standard output).")
 @json_option(help="Write JSON Lines: one object a row.")
 @input_format_option
 @format_option_decorators
@@ -394,7 +395,7 @@ def _predict_on_dask(ctx, model_path: str, input_path: str, output: str | None, 
 @click.argument("model_path", metavar="MODEL.json")
 @click.argument("input_path", metavar="IN")
 @click.option("--top", type=click.IntRange(0), default=10, show_default=True, help="Words per row (0: every word).")
-@click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write here (default: standard output).")
+@stdout_output_option("Write here (default, or -: standard output).")
 @json_option(help="One JSON object a row: decision, intercept and words (per class under 'classes').")
 @input_format_option
 @format_option_decorators
