@@ -143,7 +143,7 @@ def evaluate(
     with contextlib.ExitStack() as stack:
         source, name = stack.enter_context(opened_input(source, name, "<data>", input_format, reading))
         test, test_name = stack.enter_context(opened_input(test, test_name, "<test>", None, reading, source.schema))
-        task = task_of(source.schema, settings)
+        task = task_of(source.schema, settings, name)
         check_task(task)
         registry = load_plugins(plugins_dir) if registry is None else registry
         stack.enter_context(sent_files(option_files(registry, chains, settings)))

@@ -141,6 +141,16 @@ def label_names(schema: Schema, named: NamedLabels | None = None) -> tuple[str, 
     return named.names
 
 
+#: Why ``-c`` does not apply to data with labels: they take the class's place.
+LABELS_TAKE_THE_CLASS = "holds label sets (MEKA's -C in its relation name, or --labels), which take the class's place"
+
+
+def refuse_class_choice(class_spec: str | None, name: str | None = None) -> None:
+    """FilterkitError for ``-c`` other than the default on data with labels, where it would be ignored."""
+    if class_spec not in (None, "last"):
+        raise FilterkitError(f"-c {class_spec}: the data {LABELS_TAKE_THE_CLASS}: leave -c out", name)
+
+
 def label_positions(schema: Schema, names: Sequence[str]) -> tuple[int, ...]:
     """The positions of the attributes called ``names`` in ``schema`` (those it holds), in schema order."""
     wanted = set(names)

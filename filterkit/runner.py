@@ -25,7 +25,7 @@ from filterkit.contract import (
     stage_origin,
 )
 from filterkit.errors import FilterkitError
-from filterkit.labels import NamedLabels, label_names, label_positions
+from filterkit.labels import NamedLabels, label_names, label_positions, refuse_class_choice
 from filterkit.plugins import Registry
 from filterkit.progress import Progress, active
 from filterkit.schema import NOMINAL, Chunk, Schema, check_positive, rows_of_entries
@@ -260,6 +260,8 @@ class Chain:
         progress = active() if progress is None else progress
         self.input_schema = schema
         self.label_names = label_names(schema, self.labels)
+        if self.label_names:
+            refuse_class_choice(self.class_spec)
         class_index = None if self.label_names else resolve_class(schema, self.class_spec)
         self.class_name = None if class_index is None else schema.attributes[class_index].name
         hint = class_hint(schema, class_index)

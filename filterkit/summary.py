@@ -25,7 +25,13 @@ from filterkit.arff.reader import DEFAULT_CHUNK_ROWS, open_source
 from filterkit.documents import for_terminal
 from filterkit.errors import FilterkitError
 from filterkit.formats import ARFF, FormatOptions, format_of, registered, scanned_format
-from filterkit.labels import LabelTally, label_summary_lines, meka_label_positions
+from filterkit.labels import (
+    LABELS_TAKE_THE_CLASS,
+    LabelTally,
+    label_summary_lines,
+    meka_label_positions,
+    refuse_class_choice,
+)
 from filterkit.metrics import (
     JOINT,
     Metric,
@@ -238,12 +244,10 @@ def _scanned_source(source, name: str | None, format_name: str, chunk_rows: int,
 
 def _refuse_class_options(class_spec: str | None, metric: Metric | None, name: str) -> None:
     """FilterkitError for ``-c`` (other than the default) or ``--metric`` on label sets, which have no class."""
-    where = "holds label sets (MEKA's -C in its relation name), which take the class's place"
-    if class_spec not in (None, "last"):
-        raise FilterkitError(f"-c {class_spec}: the data {where}: leave -c out", name)
+    refuse_class_choice(class_spec, name)
     if metric is not None:
         raise FilterkitError(
-            f"--metric ranks features against one class, and the data {where}: rank them in a chain "
+            f"--metric ranks features against one class, and the data {LABELS_TAKE_THE_CLASS}: rank them in a chain "
             f"(select --metric {metric.name} combines each label's scores)",
             name,
         )

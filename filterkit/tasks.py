@@ -20,7 +20,7 @@ import numpy as np
 
 from filterkit.arff.tokens import one_line
 from filterkit.errors import FilterkitError
-from filterkit.labels import NamedLabels, label_names, mulan_labels
+from filterkit.labels import NamedLabels, label_names, mulan_labels, refuse_class_choice
 from filterkit.schema import Chunk, Schema, concatenate
 
 if TYPE_CHECKING:
@@ -135,13 +135,15 @@ class Task:
         return [(np.flatnonzero(fold_of != fold), np.flatnonzero(fold_of == fold)) for fold in range(folds)]
 
 
-def task_of(schema: Schema, settings: Settings) -> Task:
+def task_of(schema: Schema, settings: Settings, name: str | None = None) -> Task:
     """The task of data of ``schema`` under ``settings``: a label set when it has target attributes (MEKA's
     ``-C`` in the relation name, or Mulan's XML ``settings.labels_file``), else a class's, binary or (with
-    ``settings.multiclass``) multi-class; FilterkitError for a label-set option on data of a class."""
+    ``settings.multiclass``) multi-class; FilterkitError for a label-set option on data of a class, or ``-c`` on
+    label sets (naming the data's ``name``)."""
     named = None if settings.labels_file is None else mulan_labels(settings.labels_file)
     targets = label_names(schema, named)
     if targets:
+        refuse_class_choice(settings.class_spec, name)
         return Task(LABEL_SET, targets, named)
     if settings.threshold != "decision" or settings.chain_per_label:
         option = "--chain-per-label" if settings.chain_per_label else f"--threshold {settings.threshold}"

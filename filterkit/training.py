@@ -152,7 +152,7 @@ def train(
     reading = FormatOptions(settings.class_spec) if reading is None else reading
     with sent_files(evaluation.option_files(registry, chains or [], settings)):  # read once a run
         with evaluation.opened_input(source, name, "<data>", input_format, reading) as (opened, name):
-            data_task = task_of(opened.schema, settings)
+            data_task = task_of(opened.schema, settings, name)
             if data_task.kind == LABEL_SET and search == "flat":
                 raise FilterkitError(
                     "--search flat is made for a class's task (binary or --multiclass), not for labels"
@@ -393,7 +393,7 @@ def scored_candidates(
 
     progress, warn = shown
     progress = Progress() if progress is None else progress
-    task = task_of(source.schema, settings)
+    task = task_of(source.schema, settings, name)
     fits_of = target_fits if task.kind == LABEL_SET else evaluation.class_fits
     fits = fits_of(task, (source, name, None, None), chains, settings, Progress())  # reading memory: no step
     count = len(chains)

@@ -557,7 +557,7 @@ def test_weight_sums_do_not_depend_on_the_chunk_size(run_filterkit, tmp_path):
 @pytest.mark.parametrize(
     ("options", "words"),
     [
-        (["-c", "1"], "-c 1: the data holds label sets (MEKA's -C in its relation name)"),
+        (["-c", "1"], "-c 1: the data holds label sets (MEKA's -C in its relation name, or --labels)"),
         (["--metric", "ig"], "--metric ranks features against one class, and the data holds label sets"),
     ],
 )

@@ -181,6 +181,27 @@ def test_mulan_xml_labels_give_meka_s_bytes(tmp_path, run_filterkit):
     assert b"@attribute 'Text@grain'" not in meka.stdout and b"@attribute wheat@corn numeric" in meka.stdout
 
 
+@pytest.mark.parametrize(
+    "command",
+    [[], ["evaluate", "--folds", "2"], ["train", "-o", "MODEL"]],
+    ids=["chain", "evaluate", "train"],
+)
+def test_a_class_chosen_on_label_sets_is_refused_not_ignored(tmp_path, run_filterkit, command):
+    """``-c 1`` (or ``-c 9``, past the last attribute) on MEKA data was ignored, status 0, and the chain's
+    provenance said it was applied; ``info`` already refused it."""
+    argv = [str(tmp_path / "m.json") if word == "MODEL" else word for word in command]
+    for spec in ("1", "9"):
+        refused = run_filterkit(*argv, "-c", spec, REUTERS, "words", "l2")
+        assert refused.status == 1 and refused.stdout == b""
+        assert refused.stderr.endswith(
+            f"-c {spec}: the data holds label sets (MEKA's -C in its relation name, or --labels), which take the "
+            "class's place: leave -c out\n"
+        )
+    assert not (tmp_path / "m.json").exists()
+    default = run_filterkit(*argv, REUTERS, "words", "l2")
+    assert default.status == 0 and run_filterkit(*argv, "-c", "last", REUTERS, "words", "l2").stdout == default.stdout
+
+
 def test_a_saved_multi_label_chain_applies_to_the_same_bytes(tmp_path, run_filterkit):
     model = tmp_path / "model.json"
     fitted = run_filterkit("--save-model", model, REUTERS, "words", "--counts", "bns", "--label", "corn", "l2")
