@@ -25,7 +25,7 @@ from filterkit.contract import (
     stage_origin,
 )
 from filterkit.errors import FilterkitError
-from filterkit.labels import NamedLabels, label_names, label_positions, refuse_class_choice
+from filterkit.labels import LABELS_TAKE_THE_CLASS, NamedLabels, label_names, label_positions, refuse_class_choice
 from filterkit.plugins import Registry
 from filterkit.progress import Progress, active
 from filterkit.schema import NOMINAL, Chunk, Schema, check_positive, rows_of_entries
@@ -262,6 +262,11 @@ class Chain:
         self.label_names = label_names(schema, self.labels)
         if self.label_names:
             refuse_class_choice(self.class_spec)
+            if self.positive is not None:
+                raise FilterkitError(
+                    f"--positive {self.positive!r}: the data {LABELS_TAKE_THE_CLASS}: a stage's --label NAME learns "
+                    "from one label alone"
+                )
         class_index = None if self.label_names else resolve_class(schema, self.class_spec)
         self.class_name = None if class_index is None else schema.attributes[class_index].name
         hint = class_hint(schema, class_index)

@@ -198,6 +198,12 @@ def test_a_class_chosen_on_label_sets_is_refused_not_ignored(tmp_path, run_filte
             "class's place: leave -c out\n"
         )
     assert not (tmp_path / "m.json").exists()
+    if not command:  # evaluate and train refuse --positive on labels in their own words
+        positive = run_filterkit("--positive", "1", REUTERS, "words", "l2")
+        assert positive.status == 1 and positive.stderr.endswith(
+            "--positive '1': the data holds label sets (MEKA's -C in its relation name, or --labels), which take "
+            "the class's place: a stage's --label NAME learns from one label alone\n"
+        )
     default = run_filterkit(*argv, REUTERS, "words", "l2")
     assert default.status == 0 and run_filterkit(*argv, "-c", "last", REUTERS, "words", "l2").stdout == default.stdout
 
