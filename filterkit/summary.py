@@ -17,7 +17,7 @@ import os
 import re
 import zlib
 from collections.abc import Iterator
-from typing import IO, cast
+from typing import IO, Sequence, cast
 
 import numpy as np
 
@@ -81,13 +81,23 @@ class _SparseRowCounter:
 class _Tally:
     """What one pass over the chunks accumulates; its size follows the attributes."""
 
-    def __init__(self, schema: Schema, class_index: int | None, scored: np.ndarray | None, presence: bool):
+    def __init__(
+        self,
+        schema: Schema,
+        class_index: int | None,
+        scored: np.ndarray | None,
+        presence: bool,
+        label_positions: Sequence[int] = (),
+    ):
         self.schema, self.class_index, self.presence = schema, class_index, presence
         self.text_columns = [i for i in schema.text_columns() if i != class_index]
-        #: the non-class attributes that are not text: a string or relational attribute is no feature
+        #: the attributes other than the class and the labels that are not text: a string or relational attribute
+        #: is no feature
         self.is_feature = np.array([i != class_index for i in range(len(schema))], dtype=bool)
         self.is_feature[self.text_columns] = False
-        self.rows = self.nonzero = self.missing = self.class_missing = 0
+        self.label_positions = list(label_positions)
+        self.is_feature[self.label_positions] = False
+        self.rows = self.nonzero = self.missing = self.class_missing = self.label_missing = 0
         #: the rows of the chunks stored sparse (CSR)
         self.stored_sparse = 0
         self.weighted = False
@@ -119,6 +129,7 @@ class _Tally:
         self.nonzero += int(np.count_nonzero(features))
         self.missing += int(np.isnan(features).sum())
         self.missing += sum(int(np.isnan(chunk.column(column)).sum()) for column in self.text_columns)
+        self.label_missing += sum(int(np.isnan(chunk.column(column)).sum()) for column in self.label_positions)
         if self.class_index is not None:
             self._add_classes(chunk.column(self.class_index), weights)
         if self.counts is not None:
@@ -201,7 +212,7 @@ def summarize(
             hint = class_hint(schema, class_index)
             combine = _checked_combine(metric, class_attribute, positive, combine, name, hint)
             scored = scored_features(schema, class_index, numeric_only)
-        tally = _Tally(schema, class_index, scored, presence)
+        tally = _Tally(schema, class_index, scored, presence, label_positions)
         for chunk in chunks:
             tally.add(chunk)
             if labels is not None:
@@ -286,12 +297,13 @@ def _counts_summary(name: str, tally: _Tally, sparse: int) -> dict:
         "sparse_rows": sparse,
         "dense_rows": tally.rows - sparse,
         "attributes": {"total": len(kinds), **{kind: kinds.count(kind) for kind in KINDS}},
-        "non_class_attributes": len(kinds) - (tally.class_index is not None),
+        "non_class_attributes": len(kinds) - (tally.class_index is not None) - len(tally.label_positions),
         "features": features,
         "density": tally.nonzero / cells if cells else None,
         "nonzero_values": tally.nonzero,
         "values": cells,
         "missing_values": tally.missing,
+        **({"missing_label_values": tally.label_missing} if tally.label_positions else {}),
         "class": None,
         "weights": {"present": tally.weighted, "sum": float(tally.weight_total.to_float()[0])},
     }
@@ -401,6 +413,16 @@ def scored_features(schema: Schema, class_index: int | None, numeric_only: bool)
     )
 
 
+def _missing(document: dict) -> str:
+    """The missing values: of the attributes besides the class, or besides the labels and of the labels."""
+    if "missing_label_values" not in document:
+        return f"{document['missing_values']} non-class values"
+    return (
+        f"{document['missing_values']} values besides the labels, {document['missing_label_values']} label values "
+        "(a missing label counts as not held)"
+    )
+
+
 def as_text(document: dict) -> str:
     """The summary for people, its texts escaped (:func:`filterkit.documents.for_terminal`)."""
     document = for_terminal(document)
@@ -413,7 +435,7 @@ def as_text(document: dict) -> str:
     }[document["row_format"]]
     by_kind = ", ".join(f"{attributes[kind]} {kind}" for kind in KINDS if attributes[kind])
     left_out = document["non_class_attributes"] - document["features"]
-    noun = "features" if left_out else "non-class attributes"
+    noun = "features" if left_out or "missing_label_values" in document else "non-class attributes"
     aside = f"; {left_out} string or relational attribute{'s' * (left_out > 1)} left out" if left_out else ""
     density = (
         f"n/a (no rows or no {noun}{aside})"
@@ -426,7 +448,7 @@ def as_text(document: dict) -> str:
         f"rows:        {rows} ({form})",
         f"attributes:  {attributes['total']}" + (f" ({by_kind})" if by_kind else ""),
         f"density:     {density}",
-        f"missing:     {document['missing_values']} non-class values",
+        f"missing:     {_missing(document)}",
         f"weights:     sum {weights['sum']:.6g} over {rows} rows"
         if weights["present"]
         else "weights:     none (every row weighs 1)",

@@ -341,6 +341,23 @@ def test_info_shows_label_cardinality_density_sets_and_frequencies(run_filterkit
     assert f"labels:      2 (MEKA's -C): {said}" in text
 
 
+def test_info_counts_labels_apart_from_the_features(run_filterkit, tmp_path):
+    """The labels were counted as features: density 1/3 of "3 rows × 3 features" where x is the only one, and a
+    missing label among the "non-class values"."""
+    path = tmp_path / "two.arff"
+    path.write_text(
+        "@relation 'r: -C 2'\n@attribute a {0,1}\n@attribute b {0,1}\n@attribute x numeric\n@data\n"
+        "1,1,0\n?,0,5\n0,0,?\n"
+    )
+    document = json.loads(run_filterkit("info", "--json", path).stdout)
+    assert (document["features"], document["non_class_attributes"]) == (1, 1)
+    assert (document["nonzero_values"], document["values"], document["density"]) == (2, 3, pytest.approx(2 / 3))
+    assert (document["missing_values"], document["missing_label_values"]) == (1, 1)
+    text = run_filterkit("info", path).stdout.decode()
+    assert "density:     0.6667 (2 non-zero of 3 rows × 1 features)\n" in text
+    assert "missing:     1 values besides the labels, 1 label values (a missing label counts as not held)\n" in text
+
+
 def test_json_lines_output_writes_the_labels_as_one_array_and_reads_back(tmp_path, run_filterkit):
     rows = reuters_rows()
     written = run_filterkit(REUTERS, "--to", "jsonl")
