@@ -261,6 +261,7 @@ class FilterkitTransformer(TransformerMixin, BaseEstimator):
         schema = self.input_schema_
         old = Chain([self.stage_], class_spec=None, positive=self._positive_label())
         old.input_schema, old.class_name = schema, schema.attributes[-1].name if self.class_labels_ else None
+        old.label_names = tuple(getattr(self, "label_names_", ()))
         rows = Chunk(with_targets(X, targets, self._n_targets()), text, _row_weights(sample_weight, X))
         self._keep_fitted(
             self._failing_as_value_error(

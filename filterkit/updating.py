@@ -23,11 +23,13 @@ import numpy as np
 
 from filterkit.contract import declared
 from filterkit.errors import FilterkitError
+from filterkit.labels import label_names
 from filterkit.exact import ExactSums, SortedSums, complex_keys, in_written_form
 from filterkit.model import NotAModel, decoded_array, embedded_array, saved_state
 from filterkit.plugins import Registry
 from filterkit.progress import Progress
 from filterkit.runner import Chain, guarded
+from filterkit.running import shown_names
 from filterkit.schema import Chunk
 from filterkit.sources import MemorySource
 from filterkit.stage import Stage, Updatable, ValueMapped
@@ -359,13 +361,31 @@ class _OldRows:
     changed: tuple[int, str] | None = None
 
 
+def _listed(names: tuple[str, ...]) -> str:
+    """Label names for a message (the first ten), or ``none``."""
+    return shown_names(list(names)) if names else "none"
+
+
 def updated_chain(
-    old: Chain, statistics: list[dict | None], source, registry: Registry, progress: Progress | None = None
+    old: Chain,
+    statistics: list[dict | None],
+    source,
+    registry: Registry,
+    progress: Progress | None = None,
+    name: str | None = None,
 ) -> Chain:
     """``old``, a fitted chain with the saved ``statistics`` of its rows, fitted again on those and ``source``'s
-    rows: the chain a fit on both gives, to the bit, keeping its statistics.  FilterkitError naming the stage
-    and why where the saved statistics of the old rows no longer describe what that stage would see."""
+    rows: the chain a fit on both gives, to the bit, keeping its statistics and header.  FilterkitError naming the
+    stage and why where the saved statistics of the old rows no longer describe what that stage would see, and
+    naming the new rows' file ``name`` where they hold other labels than the model's."""
     assert old.input_schema is not None, "the chain is fitted"
+    found = label_names(source.schema, old.labels)
+    if found != old.label_names:
+        raise FilterkitError(
+            f"the new rows hold the labels {_listed(found)}, and the model {_listed(old.label_names)}: "
+            "add rows of the model's labels (MEKA's -C in the relation name, as in its training data)",
+            name,
+        )
     # the class by its position: a class attribute named "last" or "2" is not read as -c would read it
     class_spec = None if old.class_name is None else str(old.input_schema.index_of(old.class_name) + 1)
     new = Chain(
@@ -420,7 +440,19 @@ def updated_chain(
         earlier = {before.input_schema.attributes[i].name: k for k, i in enumerate(before.features)}
         return moved(np.array([earlier.get(name, -1) for name in names], dtype=np.int64))
 
-    return new.fit(source, progress, start)
+    return new.fit(_ReadAs(source, old.input_schema), progress, start)
+
+
+class _ReadAs:
+    """``source`` under the model's header ``schema``: new rows whose header differs only where rows read alike
+    (the relation name, ``integer`` for ``real``) leave the model's header as it was, as a fit on all the rows
+    keeps the first file's."""
+
+    def __init__(self, source, schema) -> None:
+        self._source, self.schema = source, schema
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._source, name)
 
 
 def _old_rows(old: Chain, new: Chain, position: int, old_statistics) -> _OldRows:

@@ -293,6 +293,37 @@ def test_rows_of_another_header_are_refused_naming_the_first_difference(run_filt
     assert name in result.stderr and len(result.stderr.splitlines()) == 1
 
 
+def test_rows_of_another_relation_name_or_numeric_type_keep_the_model_s_header(run_filterkit, tmp_path):
+    """The model took the new file's relation name and ``real`` for ``integer``: not the fit on all the rows."""
+    first = tmp_path / "first.arff"
+    first.write_text("@relation r1\n@attribute a integer\n@attribute c {x,y}\n@data\n1,x\n3,y\n2,x\n")
+    more = tmp_path / "more.arff"
+    more.write_text("@relation other\n@attribute a real\n@attribute c {x,y}\n@data\n4,y\n")
+    both = tmp_path / "both.arff"
+    both.write_text(first.read_text() + "4,y\n")
+    fitted(run_filterkit, tmp_path / "first.json", first, ["minmax"])
+    fitted(run_filterkit, tmp_path / "both.json", both, ["minmax"])
+    result = run_filterkit("update", tmp_path / "first.json", more, "-o", tmp_path / "new.json")
+    assert result.status == 0, result.stderr
+    assert (tmp_path / "new.json").read_bytes() == (tmp_path / "both.json").read_bytes()
+
+
+def test_rows_of_other_labels_are_refused_naming_both_label_sets(run_filterkit, tmp_path):
+    """New rows whose relation said ``-C 2`` made a model of three labels one of two, status 0."""
+    data = TESTS / "data" / "multilabel" / "three-labels-synthetic.arff"
+    first, more, _ = split_arff(data, tmp_path, 150)
+    fitted(run_filterkit, tmp_path / "first.json", first, ["words", "--counts", "ig", "--multiply", "l2"])
+    for relation, held in (("'ls: -C 2'", "'use::editing', 'b'"), ("ls", "none")):
+        other = tmp_path / "other.arff"
+        other.write_text(more.read_text().replace("'ls: -C 3'", relation, 1))
+        result = run_filterkit("update", tmp_path / "first.json", other, "-o", tmp_path / "new.json")
+        assert result.status == 1 and not (tmp_path / "new.json").exists()
+        assert result.stderr == (
+            f"filterkit: error: {other}: the new rows hold the labels {held}, and the model 'use::editing', 'b', "
+            "'rare': add rows of the model's labels (MEKA's -C in the relation name, as in its training data)\n"
+        )
+
+
 @pytest.mark.slow  # train searches C by cross-validation
 def test_a_model_holding_a_classifier_points_to_train(run_filterkit, tmp_path):
     first, more, _ = split_arff(OH0_SAMPLE, tmp_path, 37)

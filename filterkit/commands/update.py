@@ -80,8 +80,9 @@ def update(ctx: click.Context, model_path: str, input_path: str, output: str, **
         reporter.activated(),
         open_source(input_path, options.chunk_rows, True, input_format, reading, chain.input_schema) as source,
     ):
-        check_new_rows(chain, source, "<stdin>" if input_path == "-" else input_path)
-        updated = updated_chain(chain, statistics, source, registry, reporter)
+        name = "<stdin>" if input_path == "-" else input_path
+        check_new_rows(chain, source, name)
+        updated = updated_chain(chain, statistics, source, registry, reporter, name)
     recorded = None if trained_format is None else (trained_format, trained_options)
     save_model(output, updated, registry, recorded, statistics=statistics_section(updated))
     reporter.finish()
