@@ -10,7 +10,7 @@ about its test documents (``ReutersGrain-test.arff``), one document per call:
 (b) the Pipeline of filterkit's adapters ``WordVector(counts, lowercase, stopwords="weka"), Shaper, BnsScorer,
     L2Normalizer, LinearSVC()``, ``predict([doc])``;
 (c) per default candidate chain of ``filterkit train``, a fitted :class:`filterkit.runner.Chain` on a one-row
-    chunk, :func:`filterkit.evaluation.classifier_matrix` and ``LinearSVC().decision_function``;
+    chunk, :func:`filterkit.classifying.classifier_matrix` and ``LinearSVC().decision_function``;
 (d) per such chain, ``filterkit.load_model(M).predict([doc])`` on the model ``train`` saved (what
     ``filterkit train -o M TRAIN CHAIN`` does);
 (e) per such model, its exported C scorer (``filterkit export M --c OUT.c``): a C harness that ``#include``\\s
@@ -253,7 +253,7 @@ def chain_paths(folder: Path) -> tuple[dict[str, TimedRound], dict[str, Path]]:
 
     import filterkit
     from filterkit.arff import read_arff
-    from filterkit.evaluation import classifier_matrix
+    from filterkit.classifying import classifier_matrix
     from filterkit.plugins import load_plugins
     from filterkit.runner import Chain
     from filterkit.sources import MemorySource

@@ -53,8 +53,24 @@ def classifier_matrix(schema: Schema, chunk: Chunk, class_index) -> sp.csr_matri
                 )
             )
     features = sp.hstack(blocks, format="csr")
-    features.data = np.nan_to_num(features.data, nan=0.0)
+    features.data[np.isnan(features.data)] = 0.0  # an infinite value stays one: its decision is refused, not DBL_MAX's
     features.eliminate_zeros()
+    return features
+
+
+def fitted_features(schema: Schema, chunk: Chunk, class_index, rows: np.ndarray) -> sp.csr_matrix:
+    """:func:`classifier_matrix` of a classifier's training or test ``rows`` (their positions among the training
+    rows, then a test file's); FilterkitError naming the first row holding a value that is not a finite number,
+    which no fit can use (liblinear refuses an infinity, and a value near a double's limit stalls it)."""
+    features = classifier_matrix(schema, chunk, class_index)
+    unbounded = np.flatnonzero(~np.isfinite(features.data))
+    if len(unbounded):
+        row = int(np.searchsorted(features.indptr, unbounded[0], side="right")) - 1
+        raise FilterkitError(
+            f"row {int(np.asarray(rows)[row]) + 1} (of the training rows, then the test file's): the chain writes "
+            "it a value that is not a finite number (it passes a double's range): check the row's values, or scale "
+            "them first"
+        )
     return features
 
 

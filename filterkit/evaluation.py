@@ -20,7 +20,7 @@ from typing import Any, Callable
 import numpy as np
 
 from filterkit.arff.reader import DEFAULT_CHUNK_ROWS
-from filterkit.classifying import CheckedClassifier, classifier_matrix, refuse_featureless_chain
+from filterkit.classifying import CheckedClassifier, fitted_features, refuse_featureless_chain
 from filterkit.costs import cut_by_costs, cut_task_by_costs, refuse_unfitting_costs, total_cost
 from filterkit.errors import FilterkitError
 from filterkit.evaluation_targets import target_fits
@@ -497,7 +497,7 @@ def fitted_chain(registry, dataset: Dataset, chain: ChainSpec, train, positive=N
             transformed = next(iter(chunks))
         finally:
             kept.give_up()
-        return classifier_matrix(output_schema, transformed, output_class), transformed.column(output_class)
+        return fitted_features(output_schema, transformed, output_class, rows), transformed.column(output_class)
 
     return output_schema.attributes[output_class], prepared, fitted
 

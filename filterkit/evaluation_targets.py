@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from filterkit.classifying import CheckedClassifier, classifier_matrix, feature_names
+from filterkit.classifying import CheckedClassifier, feature_names, fitted_features
 from filterkit.errors import FilterkitError
 from filterkit.label_issues import FOLD_RECORD, label_set_pulls
 from filterkit.labels import NamedLabels, label_positions
@@ -225,7 +225,9 @@ def _features(registry, dataset: LabelledData, chain: ChainSpec, stages, train, 
     fitted, left_out, train_features = fitted_label_chain(registry, dataset, chain, stages, train)
     schema = fitted.output_schema
     assert schema is not None  # fitted
-    test_features = classifier_matrix(schema, next(iter(fitted.transform([take_rows(dataset.data, test)]))), left_out)
+    test_features = fitted_features(
+        schema, next(iter(fitted.transform([take_rows(dataset.data, test)]))), left_out, test
+    )
     return (
         train_features,
         test_features,
@@ -264,7 +266,7 @@ def fitted_label_chain(registry, dataset: LabelledData, chain: ChainSpec, stages
             if kept.stage_position is not None
             else fitted.transform([take_rows(dataset.data, train)])
         )
-        return fitted, left_out, classifier_matrix(schema, next(iter(chunks)), left_out)
+        return fitted, left_out, fitted_features(schema, next(iter(chunks)), left_out, train)
 
 
 def _fit_label(registry, settings: Settings, truth: np.ndarray, train_features, test_features) -> tuple:

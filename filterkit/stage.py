@@ -601,13 +601,15 @@ class _Factors:
         self.column_factor: tuple[np.ndarray, np.ndarray] | None = None
 
     def __call__(self, positions: np.ndarray, values: np.ndarray) -> np.ndarray:
-        return values * self.factor[positions]
+        with np.errstate(over="ignore"):  # past a double's range is ±inf, as Java's arithmetic gives it
+            return values * self.factor[positions]
 
     def stored(self, rows: Any, data: np.ndarray, position_of: np.ndarray) -> np.ndarray:
         made = self.column_factor
         if made is None or made[0] is not position_of:
             made = self.column_factor = (position_of, np.append(self.factor, 1.0)[position_of])  # −1: the 1 appended
-        return data * made[1][rows.indices]
+        with np.errstate(over="ignore"):
+            return data * made[1][rows.indices]
 
 
 def refuse_infinite_ranges(stage: Stage, low: np.ndarray, high: np.ndarray) -> None:

@@ -12,8 +12,7 @@ from typing import cast
 import numpy as np
 import scipy.sparse as sp
 
-from filterkit import evaluation
-from filterkit.classifying import feature_names
+from filterkit.classifying import classifier_matrix, feature_names
 from filterkit.contract import PluginCrash
 from filterkit.errors import FilterkitError
 from filterkit.evaluation import CheckedClassifier
@@ -303,9 +302,9 @@ class TrainedModel:
 
     def features(self, chunk: Chunk) -> sp.csr_matrix:
         """The classifier's features of a chunk of the training header: the chain's output, as the
-        classifier reads it (:func:`filterkit.evaluation.classifier_matrix`)."""
+        classifier reads it (:func:`filterkit.classifying.classifier_matrix`)."""
         transformed = next(iter(self.chain.transform([chunk])))
-        return evaluation.classifier_matrix(self.output_schema, transformed, self.left_out)
+        return classifier_matrix(self.output_schema, transformed, self.left_out)
 
     def transform(self, documents) -> sp.csr_matrix:
         """The classifier's features of ``documents`` (columns named by :attr:`feature_names`)."""
@@ -425,7 +424,7 @@ class TrainedModel:
                 for stage, before in zip(self.chain.stages, outputs)
             ),
         ]
-        features = evaluation.classifier_matrix(self.output_schema, outputs[-1], self.left_out)
+        features = classifier_matrix(self.output_schema, outputs[-1], self.left_out)
         weights, intercepts = self.linear
         decisions = self.check_decisions(np.asarray(features @ weights.T) + intercepts, first_row, source)
         calibrated = self.probabilities(features)

@@ -23,8 +23,8 @@ import numpy as np
 
 from filterkit.contract import declared
 from filterkit.errors import FilterkitError
-from filterkit.labels import label_names
 from filterkit.exact import ExactSums, SortedSums, complex_keys, in_written_form
+from filterkit.labels import label_names
 from filterkit.model import NotAModel, decoded_array, embedded_array, saved_state
 from filterkit.plugins import Registry
 from filterkit.progress import Progress

@@ -185,7 +185,7 @@ class CountedWalks(tuple):
 
 
 def test_classifier_matrix_walks_a_schema_s_attributes_once_for_many_one_row_calls(documents):
-    from filterkit.evaluation import classifier_matrix
+    from filterkit.classifying import classifier_matrix
     from filterkit.schema import Schema
 
     schema, chunk = documents

@@ -499,14 +499,18 @@ def test_dash_for_an_output_that_is_a_file_is_refused(tmp_path, minmax_model, ar
     copy_model(minmax_model, tmp_path)
     refused = run(argv, tmp_path)
     assert refused.returncode == 1
-    assert refused.stderr.endswith("cannot write -: this output is a file, not standard output (./- names a file '-')\n")
+    assert refused.stderr.endswith(
+        "cannot write -: this output is a file, not standard output (./- names a file '-')\n"
+    )
     assert not (tmp_path / "-").exists()
 
 
 def test_standard_input_is_not_both_the_input_and_the_test_file(tmp_path):
     refused = run_filterkit("evaluate", "--test", "-", "-", "l2", stdin=IRIS.read_bytes())
     assert refused.status == 2
-    assert refused.stderr.endswith("Error: the input and --test are both - (standard input, which is read once): name a file\n")
+    assert refused.stderr.endswith(
+        "Error: the input and --test are both - (standard input, which is read once): name a file\n"
+    )
 
 
 # ------------------------------------------- inputs, outputs and model are distinct

@@ -21,7 +21,6 @@ if TYPE_CHECKING:
     from filterkit.arff.writer import NumberFormat
 
 
-
 def _dash_for_stdout(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
     """``-o -`` is standard output, as ``-`` is standard input: the same as no ``-o``."""
     return None if value == "-" else value

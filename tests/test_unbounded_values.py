@@ -1,0 +1,73 @@
+"""Values past a double's range after a chain (``bns --multiply`` of 1e308): refused by the classifier's every
+user, never turned into the largest double, and no numpy warning on the way."""
+
+from __future__ import annotations
+
+import subprocess
+
+import pytest
+
+from chain_helpers import FILTERKIT, REAL
+from filterkit.testing import run_filterkit
+
+IRIS = REAL / "iris.arff"
+TASK = ["--positive", "Iris-versicolor", "--svm-c-values", "1"]
+
+
+def header() -> str:
+    text = IRIS.read_text()
+    return text[: text.index("@DATA") + len("@DATA\n")]
+
+
+def rows() -> list[str]:
+    text = IRIS.read_text()
+    return [line for line in text[text.index("@DATA") + 6 :].splitlines() if line.strip()]
+
+
+@pytest.fixture(scope="module")
+def model(tmp_path_factory):
+    path = tmp_path_factory.mktemp("unbounded") / "m.json"
+    trained = run_filterkit("train", *TASK, "-o", path, IRIS, "bns", "--multiply")
+    assert trained.status == 0, trained.stderr
+    return path
+
+
+def test_predict_refuses_a_row_past_a_double_s_range_as_the_c_scorer_does(model, tmp_path):
+    """The infinity became 1.8e308 (numpy's nan_to_num), and predict wrote a finite decision (-4.3e306) with
+    status 0, where the exported scorer refuses the row."""
+    data = tmp_path / "huge.arff"
+    data.write_text(header() + "5.1,3.5,1.4,0.2,?\n1e308,1,1,1,?\n")
+    result = run_filterkit("predict", model, data)
+    assert result.status == 1 and result.stdout == b""
+    assert result.stderr == (
+        f"filterkit: error: {data}: row 2: its decision value is not a finite number (it passes a double's range): "
+        "check the model file and the row's values\n"
+    )
+
+
+@pytest.mark.parametrize("command", [["train", "-o", "MODEL"], ["evaluate", "--folds", "2"]])
+def test_training_on_a_row_past_a_double_s_range_names_the_row(tmp_path, command):
+    """liblinear was given 1.8e308 and ran for more than ten minutes on 141 rows (train), or the svm plugin was
+    blamed for liblinear's refusal of an infinity."""
+    data = tmp_path / "huge.arff"
+    data.write_text(header() + "".join(row + "\n" for row in rows()[:140]) + "1e308,1,1,1,Iris-versicolor\n")
+    argv = [str(tmp_path / "m.json") if word == "MODEL" else word for word in command]
+    result = run_filterkit(*argv, *TASK, data, "bns", "--multiply")
+    assert result.status == 1 and not (tmp_path / "m.json").exists()
+    assert result.stderr == (
+        "filterkit: error: row 141 (of the training rows, then the test file's): the chain writes it a value that "
+        "is not a finite number (it passes a double's range): check the row's values, or scale them first\n"
+    )
+
+
+@pytest.mark.skipif(FILTERKIT is None, reason="the filterkit console script is not installed")
+def test_a_product_past_a_double_s_range_is_infinity_without_a_numpy_warning(tmp_path):
+    """numpy's RuntimeWarning, with filterkit's source line, was on standard error (a warning reaches it only in a
+    process of its own)."""
+    data = tmp_path / "huge.arff"
+    data.write_text(header() + "".join(row + "\n" for row in rows()) + "1e308,1,1,1,Iris-versicolor\n")
+    for sparse in ([], ["--sparse"]):
+        argv = [FILTERKIT, *sparse, "--positive", "Iris-versicolor", str(data), "bns", "--multiply"]
+        result = subprocess.run(argv, capture_output=True, timeout=120)
+        assert result.returncode == 0 and result.stderr == b""
+        assert b"Infinity" in result.stdout.split(b"@data", 1)[1]
