@@ -546,6 +546,15 @@ def weka_range(text: str, n_attributes: int, flag: str) -> tuple[np.ndarray, set
     return np.array(sorted(chosen), dtype=np.int64), single
 
 
+def range_within(text: str, columns: int) -> str:
+    """The Weka range ``text`` with its ``last`` the ``columns``-th attribute: what it names among a table's columns
+    when the class (or labels) come after them, unseen (scikit-learn's y)."""
+    return _LAST.sub(str(columns), text)
+
+
+_LAST = re.compile(r"(?<![a-z])last(?![a-z])", re.IGNORECASE)
+
+
 #: The fewest bytes an attribute's declaration line takes besides its name (``@attribute N {a}`` and its end).
 _LEAST_DECLARATION_BYTES = 16
 

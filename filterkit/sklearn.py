@@ -33,7 +33,6 @@ from filterkit.contract import declared
 from filterkit.errors import FilterkitError
 from filterkit.labels import (
     LABEL_VALUES,
-    meka_label_count,
     with_meka_label_count,
 )
 from filterkit.plugins import Registry, load_plugins
@@ -45,6 +44,7 @@ from filterkit.schema import (
     Attribute,
     Chunk,
     Schema,
+    range_within,
     shown_labels,
 )
 from filterkit.sklearn_inputs import (
@@ -101,8 +101,16 @@ class FilterkitTransformer(TransformerMixin, BaseEstimator):
     def _stage_name(self) -> str:
         return self.stage_name
 
-    def _new_stage(self) -> Stage:
+    def _new_stage(self, columns: int | None = None) -> Stage:
+        """The stage of this transformer's parameters; with the number of X's ``columns``, a range's ``last`` is
+        X's last column, not the class that y adds after them (a default range, ``first-last``, is left as it is:
+        the stages that default to it pass the class by)."""
         params = {option: getattr(self, parameter) for option, parameter in self.stage_parameters.items()}
+        if columns is not None:
+            for option in _registry().stage(self._stage_name()).options:
+                given = params.get(option.name)
+                if option.attribute_range and isinstance(given, str) and given != option.default:
+                    params[option.name] = range_within(params[option.name], columns)
         return _registry().make_stage(self._stage_name(), params)
 
     def _learns_from_y(self) -> bool:
@@ -170,7 +178,7 @@ class FilterkitTransformer(TransformerMixin, BaseEstimator):
         if matrix:
             names, targets = self._label_matrix(y, X.shape[0], [attribute.name for attribute in attributes])
         schema = _schema(attributes, labels, names)
-        stage = self._failing_as_value_error(self._new_stage)
+        stage = self._failing_as_value_error(lambda: self._new_stage(len(attributes)))
         chain = Chain([stage], class_spec="last" if labels else None, positive=self._positive_label())
         chain.kept_statistics = {}
         rows = Chunk(with_targets(X, targets, len(schema) - len(attributes)), text, _row_weights(sample_weight, X))
@@ -473,7 +481,7 @@ class FilterkitTransformer(TransformerMixin, BaseEstimator):
         else:
             attributes = [replace(a, name=name) for a, name in zip(self.input_schema_.attributes, names)]
             schema = _schema(attributes, self.class_labels_, self.label_names_)
-            stage = _restored(_saved(self.stage_), schema)
+            stage = _restored(_saved(self.stage_), schema, bool(self.class_labels_))
         output = stage.output_schema()
         targets = schema.attributes[len(names) :]
         keep = _without(output, targets) if targets else range(len(output))
@@ -499,7 +507,7 @@ class FilterkitTransformer(TransformerMixin, BaseEstimator):
             if not hasattr(self, parameter):
                 setattr(self, parameter, signature[parameter].default)
         if saved is not None:
-            self.stage_ = _restored(saved, self.input_schema_)
+            self.stage_ = _restored(saved, self.input_schema_, bool(self.class_labels_))
             self._fitted_transform()
 
 
@@ -598,10 +606,10 @@ def _saved(stage: Stage) -> dict:
     }
 
 
-def _restored(saved: dict, schema: Schema) -> Stage:
-    """The stage :func:`_saved` describes, prepared for ``schema`` (class last, if nominal)."""
-    labelled = meka_label_count(schema.relation) is not None
-    class_name = schema.attributes[-1].name if schema.attributes[-1].kind == NOMINAL and not labelled else None
+def _restored(saved: dict, schema: Schema, with_class: bool) -> Stage:
+    """The stage :func:`_saved` describes, prepared for ``schema`` (its last attribute the class ``with_class``: a
+    nominal X column may stand last where the fit had no y)."""
+    class_name = schema.attributes[-1].name if with_class else None
     stages = [(saved["name"], saved["params"], saved["state"])]
     return Chain.rebuilt(_registry(), stages, schema, class_name, saved["positive"]).stages[0]
 

@@ -56,6 +56,9 @@ class Option:
     built_in: tuple[str, ...] = ()
     #: A bool option's flag for False (default: ``--no-NAME``).
     off_flag: str = ""
+    #: The value is a Weka attribute range (:func:`~filterkit.schema.weka_range`): where the class is no column of
+    #: the data (scikit-learn's y), its ``last`` is the data's last column (:func:`~filterkit.schema.range_within`).
+    attribute_range: bool = False
 
     @property
     def value_before_it_existed(self) -> Any:

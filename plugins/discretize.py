@@ -111,7 +111,13 @@ class Discretizer(Stage):
         ),
         Option("equal_frequency", bool, False, "With --bins: bins of equal summed weight (Weka's -F)."),
         Option("binary", bool, False, "One 0/1 attribute NAME_j per cut point, 1 above it (Weka's -D)."),
-        Option("attributes", str, "first-last", "Attributes to discretize, 1-based (Weka's -R); numeric ones only."),
+        Option(
+            "attributes",
+            str,
+            "first-last",
+            "Attributes to discretize, 1-based (Weka's -R); numeric ones only.",
+            attribute_range=True,
+        ),
     )
     widening_hint = "one attribute per cut point; without --binary each attribute stays one (nominal)"
     learns = True

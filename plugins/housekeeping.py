@@ -55,7 +55,9 @@ class _SelectedAttributes(AttributeSubset):
     """``remove`` and ``keep`` (``keeps``): the attributes named by the union of the given rules."""
 
     options = (
-        Option("range", str, None, "Attributes by position, 1-based, Weka's syntax: first-3,5,last."),
+        Option(
+            "range", str, None, "Attributes by position, 1-based, Weka's syntax: first-3,5,last.", attribute_range=True
+        ),
         Option("names", str, None, "Attributes by name, comma-separated: a,b."),
         Option(
             "regex",

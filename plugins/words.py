@@ -152,7 +152,7 @@ class WordVector(KeptPass, Updatable, Explainable):
             WEKA_DELIMITERS,
             "The characters between words; \\n \\r \\t \\\\ \\' \\\" are read as escapes (Weka's WordTokenizer).",
         ),
-        Option("attributes", str, "first-last", "The string attributes to convert, 1-based (Weka's -R)."),
+        Option("attributes", str, "first-last", "The string attributes, 1-based (Weka's -R).", attribute_range=True),
         Option("stemmer", str, None, "Stem each word with this registered stemmer (see register_stemmers)."),
         Option(
             "tokenizer",

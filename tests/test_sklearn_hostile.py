@@ -198,3 +198,33 @@ def test_loading_an_unweighted_file_gives_unit_weights_and_no_warning(tmp_path):
         assert len(load_arff(path)) == 3
         *_, sample_weight = load_arff(path, return_weights=True)
     np.testing.assert_array_equal(sample_weight, np.ones(6))
+
+
+def test_a_range_s_last_is_x_s_last_column_with_or_without_y():
+    """y is the class after X's columns: ``last`` named it, so with y (as a Pipeline always gives it)
+    ``KeepAttributes(range="last")`` kept no column and ``Discretizer(attributes="last")`` binned nothing."""
+    from filterkit.sklearn import Discretizer, KeepAttributes, RemoveAttributes
+
+    X = np.array([[1.0, 10.0, 5.0], [2.0, 20.0, 6.0], [3.0, 30.0, 7.0], [4.0, 40.0, 8.0]])
+    y = np.array(["a", "b", "a", "b"])
+    for given in ((X,), (X, y)):
+        assert list(KeepAttributes(range="last").fit(*given).get_feature_names_out()) == ["x2"]
+        assert list(RemoveAttributes(range="2-last").fit(*given).get_feature_names_out()) == ["x0"]
+        binned = Discretizer(bins=2, attributes="last").fit(*given).transform(X)
+        assert binned[:, 2].tolist() == [0.0, 0.0, 1.0, 1.0] and binned[:, 1].tolist() == [10.0, 20.0, 30.0, 40.0]
+
+
+def test_a_transformer_fitted_without_y_on_a_nominal_last_column_unpickles_as_fitted():
+    """The unpickled stage took the last (categorical) column for the class: ReplaceMissing and RemoveUseless did not
+    load, and KeepAttributes(range="1") gave both columns."""
+    import pickle
+
+    from filterkit.sklearn import KeepAttributes, RemoveUseless, ReplaceMissing
+
+    frame = pd.DataFrame({"a": [1.0, np.nan, 3.0, 4.0], "c": pd.Categorical(["u", None, "u", "v"])})
+    for transformer in (ReplaceMissing(), RemoveUseless(), KeepAttributes(range="1")):
+        fitted = transformer.fit(frame)
+        restored = pickle.loads(pickle.dumps(fitted))
+        assert list(restored.get_feature_names_out()) == list(fitted.get_feature_names_out())
+        np.testing.assert_array_equal(restored.transform(frame), fitted.transform(frame))
+    assert list(KeepAttributes(range="1").fit(frame).get_feature_names_out()) == ["a"]
