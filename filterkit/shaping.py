@@ -230,11 +230,12 @@ def _information_gain(
     estimates p̃ the training rows get, less that under the feature's overall estimate
     (positives + 1)/(rows + 2); 0 for a feature without rows.  ``probability`` is each
     (feature, value) entry's p̃, ``rows`` and ``positives`` its weights."""
-    likelihood = np.bincount(
-        feature,
-        weights=positives * np.log2(probability) + (rows - positives) * np.log2(1 - probability),
-        minlength=n_features,
-    )
+    negatives = rows - positives
+    with np.errstate(divide="ignore", invalid="ignore"):  # p̃ of 0 or 1 (weights past 1e16) where no row disagrees
+        log_likelihoods = np.where(positives > 0, positives * np.log2(probability), 0.0) + np.where(
+            negatives > 0, negatives * np.log2(1 - probability), 0.0
+        )
+    likelihood = np.bincount(feature, weights=log_likelihoods, minlength=n_features)
     total = np.bincount(feature, weights=rows, minlength=n_features)
     total_positives = np.bincount(feature, weights=positives, minlength=n_features)
     overall = (total_positives + 1) / (total + 2)
@@ -275,5 +276,6 @@ def _window_probabilities(feature: np.ndarray, rows: np.ndarray, positives: np.n
         return np.where(position >= end[entry], positives_through[entry], at_end)
 
     window_rows = high - low
-    window_positives = positives_before(high) - positives_before(low)
+    # weights near 1e19 and past it round F(high) − F(low) outside [0, window]: a share is kept within it
+    window_positives = np.clip(positives_before(high) - positives_before(low), 0.0, window_rows)
     return (window_positives + 1) / (window_rows + 2)

@@ -71,3 +71,44 @@ def test_a_product_past_a_double_s_range_is_infinity_without_a_numpy_warning(tmp
         result = subprocess.run(argv, capture_output=True, timeout=120)
         assert result.returncode == 0 and result.stderr == b""
         assert b"Infinity" in result.stdout.split(b"@data", 1)[1]
+
+
+#: Instance weights near 1e19 and 1e16 (the reviewer's file): F(high) − F(low) of the shaper's windows rounds past
+#: the window's weight, and p̃ to exactly 0 or 1.
+HEAVY_ROWS = """@relation w
+@attribute a numeric
+@attribute b numeric
+@attribute c {n,p}
+@data
+0.3,0.88,n,{7e19}
+0,0.57,p,{1e16}
+2,0.73,p,{7e19}
+2,0.68,p,{1e16}
+1,0.57,p,{1e16}
+1,0.87,p,{7e19}
+2,0.37,p,{7e19}
+0.3,0.06,n,{7e19}
+1,0.07,n,{1e16}
+1,0.42,n,{7e19}
+1,0.44,n,{7e19}
+2,0.41,n,{1e16}
+1,0.65,p,{7e19}
+0.2,0.52,p,{7e19}
+"""
+
+
+@pytest.mark.parametrize("stage", ["auto", "shape"])
+def test_rows_of_huge_weights_fit_a_model_that_loads_and_applies_alike(tmp_path, stage):
+    """The fit exited 0 and saved a knot probability outside [0, 1], which apply (and Dask's workers) refused as
+    not a model; numpy warned of log2(0)."""
+    data = tmp_path / "heavy.arff"
+    data.write_text(HEAVY_ROWS)
+    fitted = run_filterkit("--save-model", tmp_path / "m.json", "-o", tmp_path / "out.arff", data, stage)
+    assert fitted.status == 0, fitted.stderr
+    applied = run_filterkit("apply", tmp_path / "m.json", data)
+    assert applied.status == 0, applied.stderr
+    body = lambda text: text.split(b"@relation", 1)[1]  # noqa: E731  the provenance comments differ
+    assert body(applied.stdout) == body((tmp_path / "out.arff").read_bytes())
+    if FILTERKIT is not None:
+        quiet = subprocess.run([FILTERKIT, str(data), stage], capture_output=True, timeout=120)
+        assert quiet.returncode == 0 and quiet.stderr == b""
