@@ -29,7 +29,7 @@ import numpy as np
 from filterkit.classifying import feature_names
 from filterkit.errors import FilterkitError
 from filterkit.labels import LABEL_SEPARATOR
-from filterkit.tasks import LABEL_SET, Fits, Task
+from filterkit.tasks import LABEL_SET, Fits, Task, rest_name
 from filterkit.text import shown
 
 #: The key of a fold's record (:func:`filterkit.evaluation.evaluate_fold`) that carries its test rows'
@@ -368,7 +368,7 @@ def _class_issues(fits: Fits, probabilities: np.ndarray, tested: list, records: 
     if records[0]["binary"]:
         task = fits.arguments[0][1]
         labels = (codes == dataset.labels.index(task)).astype(np.int64)
-        classes = [_rest_name(dataset.labels, task), task]
+        classes = [rest_name(dataset.labels, task), task]
     else:
         present = np.flatnonzero(np.bincount(codes, minlength=len(dataset.labels)))
         labels = np.searchsorted(present, codes)
@@ -405,8 +405,3 @@ def _label_set_issues(dataset, probabilities: np.ndarray, tested: list, records:
         ranked_label_set_issues(flagged, quality),
         pulls,
     )
-
-
-def _rest_name(labels: tuple[str, ...], task: str) -> str:
-    """The name of a task's other side: the other class of two, else ``not TASK``."""
-    return next(label for label in labels if label != task) if len(labels) == 2 else f"not {task}"

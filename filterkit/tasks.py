@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 import numpy as np
 
@@ -169,6 +169,18 @@ def read_rows(source, name: str, test, test_name: str, settings: Settings, progr
             raise FilterkitError("a test file is scored once: --repeats needs cross-validation", test_name)
         data = concatenate([data, read(test, test_name)], len(schema), schema.text_columns())
     return data, training_rows
+
+
+def rest_name(labels: Sequence[str], task: str) -> str:
+    """The name of a one-against-the-rest task's other side: the other class of two, else ``not TASK``, in brackets
+    as often as it takes to name no class (a class may be called ``not TASK``)."""
+    others = [label for label in labels if label != task]
+    if len(others) == 1:
+        return others[0]
+    name = f"not {task}"
+    while name in others:
+        name = f"({name})"
+    return name
 
 
 def stratified_folds(codes: np.ndarray, folds: int, seed: int) -> list[tuple[np.ndarray, np.ndarray]]:

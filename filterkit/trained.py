@@ -23,6 +23,7 @@ from filterkit.plugins import Registry, load_plugins
 from filterkit.runner import Chain
 from filterkit.schema import NOMINAL, NUMERIC, STRING, Chunk, Schema, shown_labels
 from filterkit.stage import Explainable
+from filterkit.tasks import rest_name
 from filterkit.text import shown
 
 
@@ -207,13 +208,12 @@ class TrainedModel:
     @property
     def labels(self) -> tuple[str, ...]:
         """What :meth:`predict` answers: each class of a multi-class model; the positive label and its
-        negative (the other label of a two-label class, else ``not LABEL``)."""
+        negative (the other label of a two-label class, else ``not LABEL``: :func:`~filterkit.tasks.rest_name`)."""
         if self.multiclass:
             return self.classes
         positive = self.classes[0]
         class_labels = self.input_schema.attributes[self.input_schema.index_of(self.targets[0])].labels
-        others = [label for label in class_labels if label != positive]
-        return positive, others[0] if len(others) == 1 else f"not {positive}"
+        return positive, rest_name(class_labels, positive)
 
     @property
     def classes_(self) -> tuple[str, ...]:

@@ -804,3 +804,28 @@ def test_apply_checks_what_a_file_lacks_as_predict_does(run_filterkit, tmp_path)
         assert refused.status == 1 and refused.stderr.endswith(f"the model reads {reads}\n"), refused.stderr
     noted = run_filterkit("update", updatable, lacking, "-o", tmp_path / "u3.json")
     assert noted.status == 0 and noted.stderr == f"filterkit: note: {lacking} lacks 'num': missing in every row\n"
+
+
+def test_the_rest_of_a_positive_class_is_named_apart_from_a_class_called_like_it(tmp_path, run_filterkit):
+    """With a class called "not a", a --positive a model answered "not a" for the rows of b as well."""
+    import random
+
+    from filterkit.tasks import rest_name
+    from filterkit.trained import load_model
+
+    chooser = random.Random(0)
+    data = tmp_path / "nota.jsonl"
+    with data.open("w") as out:
+        for row in range(90):
+            label = ["a", "not a", "b"][row % 3]
+            words = " ".join(f"{label.replace(' ', '_')}{chooser.randrange(9)}" for _ in range(8))
+            out.write(json.dumps({"text": words, "cls": label}) + "\n")
+    model = tmp_path / "m.json"
+    trained = run_filterkit("train", "-q", "--positive", "a", "--svm-c-values", "1", "-o", model, data, "words", "l2")
+    assert trained.status == 0, trained.stderr
+    assert load_model(model).labels == ("a", "(not a)")
+    predicted = run_filterkit("predict", model, data)
+    answers = [row["label"] for row in csv.DictReader(io.StringIO(predicted.stdout.decode()))]
+    assert sorted(set(answers)) == ["(not a)", "a"] and answers.count("a") == 30
+    assert rest_name(("a", "not a", "(not a)", "b"), "a") == "((not a))"
+    assert rest_name(("a", "b"), "a") == "b" and rest_name(("a", "b", "c"), "a") == "not a"
