@@ -161,6 +161,8 @@ def read_rows(source, name: str, test, test_name: str, settings: Settings, progr
 
     data = read(source, name)
     training_rows = data.n_rows
+    if not training_rows:
+        raise FilterkitError("the training data has no rows: nothing to learn from", name)
     if test is not None:
         difference = schema.first_difference(test.schema)
         if difference is not None:

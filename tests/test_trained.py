@@ -829,3 +829,15 @@ def test_the_rest_of_a_positive_class_is_named_apart_from_a_class_called_like_it
     assert sorted(set(answers)) == ["(not a)", "a"] and answers.count("a") == 30
     assert rest_name(("a", "not a", "(not a)", "b"), "a") == "((not a))"
     assert rest_name(("a", "b"), "a") == "b" and rest_name(("a", "b", "c"), "a") == "not a"
+
+
+@pytest.mark.parametrize("command", [["train", "-o", "MODEL"], ["evaluate"]])
+@pytest.mark.parametrize("relation", ["e", "'e: -C 1'"])
+def test_training_data_without_rows_is_said_to_have_none(tmp_path, run_filterkit, command, relation):
+    """An empty file was "no row of class 'b'" (train) or "--folds 10 is more than the 0 rows" (evaluate)."""
+    data = tmp_path / "empty.arff"
+    data.write_text(f"@relation {relation}\n@attribute c {{0,1}}\n@attribute text string\n@data\n")
+    argv = [str(tmp_path / "m.json") if word == "MODEL" else word for word in command]
+    result = run_filterkit(*argv, *(["-c", "first"] if relation == "e" else []), data, "words", "l2")
+    assert result.status == 1 and not (tmp_path / "m.json").exists()
+    assert result.stderr == f"filterkit: error: {data}: the training data has no rows: nothing to learn from\n"
