@@ -138,6 +138,7 @@ def evaluate(
     given the data's task before any row is read."""
     from filterkit.plugins import load_plugins
     from filterkit.progress import Progress
+    from filterkit.tasks import refuse_row_filters
 
     reading = FormatOptions(settings.class_spec) if reading is None else reading
     with contextlib.ExitStack() as stack:
@@ -146,6 +147,7 @@ def evaluate(
         task = task_of(source.schema, settings, name)
         check_task(task)
         registry = load_plugins(plugins_dir) if registry is None else registry
+        refuse_row_filters(chains, registry)
         stack.enter_context(sent_files(option_files(registry, chains, settings)))
         progress = Progress() if progress is None else progress
         fits_of = target_fits if task.kind == LABEL_SET else class_fits
@@ -304,9 +306,7 @@ def _tasks(labels, counts: np.ndarray, settings: Settings, name: str, cross_vali
 
 def repeat_seed(seed: int, repeat: int) -> int:
     """The seed of repeat ``repeat``'s fold draw: ``seed`` for the first, then one derived from both."""
-    if repeat == 0:
-        return seed
-    return int(np.random.SeedSequence([seed, repeat]).generate_state(1)[0] >> 1)
+    return seed if repeat == 0 else int(np.random.SeedSequence([seed, repeat]).generate_state(1)[0] >> 1)
 
 
 def choose_tasks(

@@ -173,6 +173,20 @@ def read_rows(source, name: str, test, test_name: str, settings: Settings, progr
     return data, training_rows
 
 
+def refuse_row_filters(chains: list[ChainSpec], registry) -> None:
+    """FilterkitError, before any work, for a chain with a stage that keeps some rows only (``fold``): a model
+    answers for every row it is given, and ``evaluate`` scores every test row (the stage kept some of them, and
+    the scores no longer met their rows)."""
+    from filterkit.contract import declared
+
+    for chain, (name, params) in ((chain, stage) for chain in chains for stage in chain.stages):
+        if declared(registry.make_stage(name, params), "filters_rows"):
+            raise FilterkitError(
+                f"chain '{chain.text}': stage '{name}' keeps some rows only, and a model answers for every row it "
+                "is given"
+            )
+
+
 def rest_name(labels: Sequence[str], task: str) -> str:
     """The name of a one-against-the-rest task's other side: the other class of two, else ``not TASK``, in brackets
     as often as it takes to name no class (a class may be called ``not TASK``)."""

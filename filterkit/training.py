@@ -22,7 +22,6 @@ import numpy as np
 
 from filterkit import evaluation
 from filterkit.arff.tokens import one_line
-from filterkit.contract import declared
 from filterkit.costs import refuse_unfitting_costs
 from filterkit.errors import FilterkitError
 from filterkit.evaluation import MULTICLASS_TASK, ChainSpec, CheckedClassifier, Dataset, Settings
@@ -35,7 +34,7 @@ from filterkit.reports import Evaluation
 from filterkit.schema import STRING, Schema
 from filterkit.sources import MemorySource
 from filterkit.stage import task_choices
-from filterkit.tasks import LABEL_SET, Task, task_of
+from filterkit.tasks import LABEL_SET, Task, refuse_row_filters, task_of
 from filterkit.thresholds import cut_label_set, refuse_scope_outside
 from filterkit.trained import LabelSetModel, TrainedModel
 
@@ -238,8 +237,7 @@ def _first_pool_fits(chains: list[ChainSpec], search: str, folds: int) -> int | 
 def _searchable_classifier(registry: Registry, chains: list[ChainSpec] | None, settings: Settings, search: str):
     """The classifier class of ``settings``, once ``chains`` (None: the default candidates), the classifier and the
     ``search`` are checked as :func:`train` takes them; a FilterkitError saying what cannot be trained."""
-    for chain in chains or ():
-        refuse_row_filters(chain, registry)
+    refuse_row_filters(chains or [], registry)
     classifier_class = registry.classifier(settings.classifier)
     if search not in SEARCHES:
         raise FilterkitError(f"search {search!r} is none of {', '.join(SEARCHES)}")
@@ -321,17 +319,6 @@ def trained_task(dataset: Dataset, settings: Settings, name: str) -> str:
 def best_candidate(chains: list[ChainSpec], candidates: list[dict]) -> ChainSpec:
     """The chain of the best cross-validated score among ``candidates`` (one per chain), the first on a tie."""
     return chains[max(range(len(chains)), key=lambda k: (candidates[k]["score"], -k))]
-
-
-def refuse_row_filters(chain: ChainSpec, registry: Registry) -> None:
-    """FilterkitError, before any work, for a chain with a stage that keeps some rows only (``fold``): a model
-    answers for every row it is given."""
-    for name, params in chain.stages:
-        if declared(registry.make_stage(name, params), "filters_rows"):
-            raise FilterkitError(
-                f"chain '{chain.text}': stage '{name}' keeps some rows only, and a model answers for every row it "
-                "is given"
-            )
 
 
 def candidate_scores(

@@ -215,6 +215,6 @@ def test_a_chain_that_keeps_some_rows_only_is_refused_before_any_fit(tmp_path, r
     chain = ("fold", "--invert", "--of", "3", "l2")
     argv = ("evaluate", "-q", "--multiclass", "--label-issues", issues, mislabelled_file(tmp_path), *chain)
     result = run_filterkit(*argv)
-    assert result.status == 2
-    assert "stage 'fold' of 'fold --invert --of 3 l2' keeps some rows only" in result.stderr
+    assert result.status == 1
+    assert "chain 'fold --invert --of 3 l2': stage 'fold' keeps some rows only" in result.stderr
     assert not issues.exists()

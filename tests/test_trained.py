@@ -705,6 +705,23 @@ def test_a_candidate_that_filters_rows_is_refused_before_any_work(run_filterkit,
     assert "stage 'fold' keeps some rows only, and a model answers for every row it is given" in result.stderr
 
 
+@pytest.mark.parametrize("protocol", [["--folds", "3"], ["--test", "TEST", "--predictions", "PREDICTIONS"]])
+def test_evaluate_refuses_a_chain_that_keeps_some_rows_only(run_filterkit, tmp_path, protocol):
+    """fold in evaluate's chain kept some test rows too: 22 of 50 scored, the predictions CSV numbered 1–22 with
+    other rows' truths, and cross-validated folds of 8 and 5 rows, status 0."""
+    test = tmp_path / "test.arff"
+    test.write_bytes(OH0.read_bytes())
+    argv = [
+        str(test) if word == "TEST" else str(tmp_path / "p.csv") if word == "PREDICTIONS" else word for word in protocol
+    ]
+    result = run_filterkit("evaluate", *argv, "--positive", "Ethics", OH0, "fold", "--fold", "1", "--of", "2", "l2")
+    assert result.status == 1 and result.stdout == b"" and not (tmp_path / "p.csv").exists()
+    assert result.stderr == (
+        "filterkit: error: chain 'fold --fold 1 --of 2 l2': stage 'fold' keeps some rows only, and a model answers "
+        "for every row it is given\n"
+    )
+
+
 @pytest.mark.parametrize("weighting", [("--log-tf",), ("--log-tf", "--idf")])
 def test_explain_shows_a_words_count_before_its_log_and_idf(run_filterkit, tmp_path, weighting):
     train_path, test_path = split_file(tmp_path, GRAIN_SAMPLE)

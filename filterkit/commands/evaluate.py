@@ -36,7 +36,6 @@ from filterkit.commands.options import (
     workers_option,
 )
 from filterkit.commands.stages import show_chain_help
-from filterkit.contract import declared
 from filterkit.errors import FilterkitError, OptionError
 from filterkit.evaluation import ChainSpec, Settings
 from filterkit.evaluation_targets import THRESHOLDS
@@ -377,8 +376,6 @@ def evaluate(
     rendered = _checked_outputs([("the input", input_path), ("--test", test_path)], read, finder, **outputs)
     if finder is not None and len(chains) > 1:
         raise click.UsageError("--label-issues finds the rows of one chain's folds: give one chain (no --sweep)")
-    if finder is not None:
-        _refuse_row_filters(chains[0], registry)
     result = evaluation.evaluate(
         input_path,
         chains,
@@ -580,17 +577,6 @@ def check_engine_options(ctx) -> None:
         raise click.UsageError("--workers sizes the local cluster, which --scheduler replaces: give one")
     if params["engine"] == "dask" and ctx.get_parameter_source("jobs") is COMMANDLINE:
         raise click.UsageError("--jobs and --engine dask both say where the fits run: give one")
-
-
-def _refuse_row_filters(chain, registry) -> None:
-    """A usage error, before any work, for ``--label-issues`` with a stage that keeps some rows only (``fold``):
-    every row needs the probabilities of the fit that held it out."""
-    for name, params in chain.stages:
-        if declared(registry.make_stage(name, params), "filters_rows"):
-            raise click.UsageError(
-                f"--label-issues ranks every row of the folds, and stage '{name}' of '{chain.text}' keeps some rows "
-                "only: leave it out"
-            )
 
 
 def _refuse(given: dict[str, str], option: str, names: tuple[str, ...], why: str) -> None:
