@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import math
 import os
 from dataclasses import dataclass
 from typing import Any, Callable
@@ -24,6 +23,7 @@ from filterkit.classifying import CheckedClassifier, fitted_features, refuse_fea
 from filterkit.costs import cut_by_costs, cut_task_by_costs, refuse_unfitting_costs, total_cost
 from filterkit.errors import FilterkitError
 from filterkit.evaluation_targets import target_fits
+from filterkit.exact import fraction_count
 from filterkit.formats import FormatOptions
 from filterkit.label_issues import FOLD_RECORD, LabelIssueFinder, fold_pulls
 from filterkit.lent_workers import FORKED, WorkerPool, lending, portable, received, shipped
@@ -344,7 +344,7 @@ def nested_subsamples(train: np.ndarray, codes: np.ndarray, fractions, seed: int
     generator = np.random.default_rng(seed)
     orders = [generator.permutation(train[codes[train] == label]) for label in np.unique(codes[train])]
     return {
-        fraction: np.sort(np.concatenate([order[: max(1, math.ceil(fraction * len(order)))] for order in orders]))
+        fraction: np.sort(np.concatenate([order[: fraction_count(fraction, len(order))] for order in orders]))
         for fraction in fractions
     }
 

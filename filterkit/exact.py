@@ -13,6 +13,9 @@ of more than one digit), and everything with :data:`filterkit.kernels.ARRAYS` of
 
 from __future__ import annotations
 
+import math
+from fractions import Fraction
+
 import numpy as np
 
 from filterkit import kernels
@@ -347,3 +350,10 @@ def complex_keys(real: np.ndarray, imag: np.ndarray) -> np.ndarray:
     keys.real = real
     keys.imag = imag
     return keys
+
+
+def fraction_count(fraction: float, n: int) -> int:
+    """⌈F·n⌉, at least 1, computed exactly for the decimal F was written as (``repr``'s shortest form): in
+    floats 0.28·25 is 7.000000000000001, whose ceiling would take 8 of 25, not 7 (``select --fraction``,
+    ``evaluate --train-fraction``)."""
+    return max(1, math.ceil(Fraction(repr(fraction)) * n))

@@ -14,10 +14,10 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import dataclass, field
-from fractions import Fraction
 
 import numpy as np
 
+from filterkit.exact import fraction_count
 from filterkit.labels import chosen_labels
 from filterkit.metrics import (
     COMBINE_OPTION,
@@ -468,12 +468,6 @@ class Selector(AttributeSubset):
         names = [self.input_schema.attributes[i].name for i in self.features]
         assert self.scores is not None  # fitted
         return dict(zip(names, self.scores.tolist()))
-
-
-def fraction_count(fraction: float, n: int) -> int:
-    """⌈F·n⌉, at least 1, computed exactly for the decimal F was written as (``repr``'s shortest form): in
-    floats 0.28·25 is 7.000000000000001, whose ceiling would keep 8 of 25 features, not 7."""
-    return max(1, math.ceil(Fraction(repr(fraction)) * n))
 
 
 def round_robin(per_class: list[np.ndarray], minimum: float = -np.inf) -> np.ndarray:

@@ -517,3 +517,11 @@ def test_a_chain_that_leaves_the_classifier_no_feature_is_refused_naming_it_and_
         held_out.stderr
     )
     assert (result.stdout, held_out.stdout) == (b"", b"")
+
+
+def test_a_training_fraction_keeps_the_ceiling_of_its_decimal_share_of_each_class():
+    """In floats 0.07 · 100 is 7.000000000000001: --train-fraction 0.07 kept 8 of a class's 100 rows, 0.28 kept 29."""
+    codes = np.array([0] * 100 + [1] * 50 + [2] * 25)
+    samples = nested_subsamples(np.arange(len(codes)), codes, (0.07, 0.14, 0.28, 1.0), seed=1)
+    kept = {fraction: np.bincount(codes[rows]).tolist() for fraction, rows in samples.items()}
+    assert kept == {0.07: [7, 4, 2], 0.14: [14, 7, 4], 0.28: [28, 14, 7], 1.0: [100, 50, 25]}
