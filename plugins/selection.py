@@ -114,7 +114,8 @@ class Selector(AttributeSubset):
         {"min_score": 0.0, "metric": "bns"},
     )
     summary = (
-        "Keep the best-ranked features (numeric; nominal too with --metric): --top K, --fraction F, "
+        "Keep the best-ranked features (numeric; nominal too with a --metric other than svm, which passes them "
+        "through): --top K, --fraction F, "
         "--min-score X or --sparsity S."
     )
     metrics: dict = {}
