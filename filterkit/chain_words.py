@@ -130,7 +130,7 @@ def _chain_options(words: list[str]) -> list[str]:
         if not word.startswith("--"):
             raise ChainWordsError(_no_such(word[:2], []))
         if spelled != HELP:
-            raise ChainWordsError(_no_such(spelled, [HELP]))
+            raise _Misplaced(_no_such(spelled, [HELP]), spelled, False)
         _no_value(spelled, equals)
         asked = True
     if asked:

@@ -58,16 +58,20 @@ def classifier_matrix(schema: Schema, chunk: Chunk, class_index) -> sp.csr_matri
     return features
 
 
-def fitted_features(schema: Schema, chunk: Chunk, class_index, rows: np.ndarray) -> sp.csr_matrix:
+def fitted_features(
+    schema: Schema, chunk: Chunk, class_index, rows: np.ndarray, input_rows: np.ndarray | None = None
+) -> sp.csr_matrix:
     """:func:`classifier_matrix` of a classifier's training or test ``rows`` (their positions among the training
-    rows, then a test file's); FilterkitError naming the first row holding a value that is not a finite number,
-    which no fit can use (liblinear refuses an infinity, and a value near a double's limit stalls it)."""
+    rows, then a test file's, or among ``input_rows``: each kept row's number in the input, rows of a missing class
+    left out); FilterkitError naming the first row holding a value that is not a finite number, which liblinear
+    refuses."""
     features = classifier_matrix(schema, chunk, class_index)
     unbounded = np.flatnonzero(~np.isfinite(features.data))
     if len(unbounded):
-        row = int(np.searchsorted(features.indptr, unbounded[0], side="right")) - 1
+        row = np.asarray(rows)[int(np.searchsorted(features.indptr, unbounded[0], side="right")) - 1]
+        number = int(row) + 1 if input_rows is None else int(input_rows[row])
         raise FilterkitError(
-            f"row {int(np.asarray(rows)[row]) + 1} (of the training rows, then the test file's): the chain writes "
+            f"row {number} (of the training rows, then the test file's): the chain writes "
             "it a value that is not a finite number (it passes a double's range): check the row's values, or scale "
             "them first"
         )

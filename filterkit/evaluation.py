@@ -267,7 +267,7 @@ def known_class_rows(dataset: Dataset) -> Dataset:
     return (
         dataset
         if len(known) == len(codes)
-        else Dataset(dataset.schema, take_rows(dataset.data, known), dataset.class_index)
+        else Dataset(dataset.schema, take_rows(dataset.data, known), dataset.class_index, known + 1)
     )
 
 
@@ -384,8 +384,7 @@ def evaluate_fold(
 def _finite_scores(scores: np.ndarray, numbers: np.ndarray) -> np.ndarray:
     """The ``scores`` of the test rows numbered ``numbers`` (from 1, over the training rows, then a test file's),
     or FilterkitError naming the first row whose score is not a finite number (which no measure can rank)."""
-    unbounded = ~np.isfinite(scores)
-    unbounded = unbounded.any(axis=1) if unbounded.ndim == 2 else unbounded
+    unbounded = ~np.isfinite(scores).reshape(len(scores), -1).all(axis=1)
     if unbounded.any():
         raise FilterkitError(
             f"row {int(numbers[np.argmax(unbounded)])} (of the training rows, then the test file's): its score is "
@@ -497,7 +496,8 @@ def fitted_chain(registry, dataset: Dataset, chain: ChainSpec, train, positive=N
             transformed = next(iter(chunks))
         finally:
             kept.give_up()
-        return fitted_features(output_schema, transformed, output_class, rows), transformed.column(output_class)
+        features = fitted_features(output_schema, transformed, output_class, rows, dataset.input_rows)
+        return features, transformed.column(output_class)
 
     return output_schema.attributes[output_class], prepared, fitted
 

@@ -377,6 +377,8 @@ def checked_output_folder(folder: str) -> str:
     work: a folder, or one that can be created, where files may be written."""
     if not folder:
         raise FilterkitError("cannot write into --output-dir '': the folder name is empty")
+    if folder == "-":
+        raise FilterkitError("cannot write into --output-dir -: it names a folder, not standard output (./- does)")
     absolute = os.path.abspath(folder)
     existing = absolute
     while not os.path.exists(existing):

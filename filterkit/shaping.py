@@ -276,6 +276,6 @@ def _window_probabilities(feature: np.ndarray, rows: np.ndarray, positives: np.n
         return np.where(position >= end[entry], positives_through[entry], at_end)
 
     window_rows = high - low
-    # weights near 1e19 and past it round F(high) − F(low) outside [0, window]: a share is kept within it
-    window_positives = np.clip(positives_before(high) - positives_before(low), 0.0, window_rows)
-    return (window_positives + 1) / (window_rows + 2)
+    window_positives = positives_before(high) - positives_before(low)
+    # weights near 1e19 and past it round F(high) − F(low) past the Laplace terms: a probability is kept in [0, 1]
+    return np.clip((window_positives + 1) / (window_rows + 2), 0.0, 1.0)

@@ -604,14 +604,14 @@ class _Factors:
         self.column_factor: tuple[np.ndarray, np.ndarray] | None = None
 
     def __call__(self, positions: np.ndarray, values: np.ndarray) -> np.ndarray:
-        with np.errstate(over="ignore"):  # past a double's range is ±inf, as Java's arithmetic gives it
+        with np.errstate(over="ignore", invalid="ignore"):  # past a double's range is ±inf (0·inf NaN), as in Java
             return values * self.factor[positions]
 
     def stored(self, rows: Any, data: np.ndarray, position_of: np.ndarray) -> np.ndarray:
         made = self.column_factor
         if made is None or made[0] is not position_of:
             made = self.column_factor = (position_of, np.append(self.factor, 1.0)[position_of])  # −1: the 1 appended
-        with np.errstate(over="ignore"):
+        with np.errstate(over="ignore", invalid="ignore"):
             return data * made[1][rows.indices]
 
 

@@ -230,6 +230,11 @@ class TestOptionsWherePeoplePutThem:
             "--folds is an option of auto, not of l2: put it after 'auto'; or, as evaluate's own option, "
             "before the input file\n"
         )
+        before_the_chain = run_filterkit("train", "-o", model, IRIS, "--search", "flat", "l2")
+        assert before_the_chain.status == 2
+        assert before_the_chain.stderr.endswith(
+            "Error: chain '--search flat l2': --search is an option of train: put it before the input file\n"
+        )
         stage_only = run_filterkit("evaluate", IRIS, "l2", "--top", "2")
         assert stage_only.status == 1
         assert stage_only.stderr.endswith("--top is an option of select, not of l2: put it after 'select'\n")

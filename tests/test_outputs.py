@@ -505,6 +505,14 @@ def test_dash_for_an_output_that_is_a_file_is_refused(tmp_path, minmax_model, ar
     assert not (tmp_path / "-").exists()
 
 
+def test_dash_as_an_output_folder_is_refused(tmp_path):
+    refused = run(["--engine", "dask", "--output-dir", "-", IRIS, "l2"], tmp_path)
+    assert refused.returncode == 1 and not (tmp_path / "-").exists()
+    assert refused.stderr.endswith(
+        "cannot write into --output-dir -: it names a folder, not standard output (./- does)\n"
+    )
+
+
 def test_standard_input_is_not_both_the_input_and_the_test_file(tmp_path):
     refused = run_filterkit("evaluate", "--test", "-", "-", "l2", stdin=IRIS.read_bytes())
     assert refused.status == 2

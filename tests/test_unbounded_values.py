@@ -60,6 +60,16 @@ def test_training_on_a_row_past_a_double_s_range_names_the_row(tmp_path, command
     )
 
 
+def test_the_row_named_is_the_input_s_row_where_rows_of_a_missing_class_were_left_out(tmp_path):
+    """Two rows of a missing class before it made row 143 "row 141"."""
+    data = tmp_path / "huge.arff"
+    body = "".join(row + "\n" for row in rows()[:140])
+    data.write_text(header() + "5.1,3.5,1.4,0.2,?\n5.0,3.4,1.5,0.2,?\n" + body + "1e308,1,1,1,Iris-versicolor\n")
+    result = run_filterkit("train", *TASK, "-o", tmp_path / "m.json", data, "bns", "--multiply")
+    assert result.status == 1
+    assert "filterkit: error: row 143 (of the training rows, then the test file's): the chain writes" in result.stderr
+
+
 @pytest.mark.skipif(FILTERKIT is None, reason="the filterkit console script is not installed")
 def test_a_product_past_a_double_s_range_is_infinity_without_a_numpy_warning(tmp_path):
     """numpy's RuntimeWarning, with filterkit's source line, was on standard error (a warning reaches it only in a
@@ -112,3 +122,15 @@ def test_rows_of_huge_weights_fit_a_model_that_loads_and_applies_alike(tmp_path,
     if FILTERKIT is not None:
         quiet = subprocess.run([FILTERKIT, str(data), stage], capture_output=True, timeout=120)
         assert quiet.returncode == 0 and quiet.stderr == b""
+
+
+def test_ordinary_fractional_weights_shape_as_before_the_clip(tmp_path):
+    """Clipping a window's positives to its weight (the first form of the fix above) moved this value in its last
+    digits: (0.3 + 1) / (0.3 + 2) rounded past the window's own rounding."""
+    data = tmp_path / "tiny.arff"
+    data.write_text(
+        "@relation t\n@attribute x numeric\n@attribute class {a,b}\n@data\n1,b,{0.1}\n2,b,{0.2}\n3,a,{0.3}\n"
+    )
+    result = run_filterkit("--positive", "a", data, "shape", "--neighbors", "0")
+    assert result.status == 0, result.stderr
+    assert result.stdout.split(b"@data\n", 1)[1].splitlines()[-1] == b"0.0652173913043479,a {0.3}"
