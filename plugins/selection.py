@@ -55,6 +55,10 @@ from filterkit.statistics import LabelSetStatistics, LabelStatistics, label_set_
 
 RULES = ("top", "fraction", "min_score", "sparsity")
 SVM = "svm"
+#: The options only ``--metric svm`` reads, and those only a ``--metric`` reads (``--per-class`` and
+#: ``--per-label`` without one are refused).
+SVM_OPTIONS = ("sample", "C", "seed")
+METRIC_OPTIONS = ("presence", "combine", "numeric_only")
 
 
 def _counts_shape(counts) -> tuple | None:
@@ -210,8 +214,21 @@ class Selector(AttributeSubset):
             self._choose(self._recorded_scores(), None)
 
     def fit_warnings(self) -> list[str]:
-        """The base warnings, and :func:`positive_unused`'s for a k-class metric."""
-        return super().fit_warnings() + self.positive_unused
+        """The base warnings, :func:`positive_unused`'s for a k-class metric, and one naming the options given that
+        this ``--metric`` (or none) does not read (warned, not refused: a saved model may hold them)."""
+        metric = self.params["metric"]
+        defaults = {option.name: option.default for option in self.options}
+        ignored = []
+        for unread, reader in (
+            (SVM_OPTIONS, metric != SVM and "--metric svm"),
+            (METRIC_OPTIONS, metric is None and "a --metric"),
+        ):
+            given = [f"--{name.replace('_', '-')}" for name in unread if reader and self.params[name] != defaults[name]]
+            if given:
+                ignored.append(
+                    f"{', '.join(given)}: only {reader} reads {'them' if len(given) > 1 else 'it'}; ignored here"
+                )
+        return super().fit_warnings() + self.positive_unused + ignored
 
     def _recorded_scores(self) -> np.ndarray:
         recorded = self.scorer.feature_scores()
