@@ -149,40 +149,34 @@ class FoldRunner:
     def fitted_folds(self, chains: list[ChainSpec], task: str, cuts: list, meter) -> list:
         """Each chain of ``chains`` fitted on each fold of ``cuts`` (:func:`flat_fold`): per chain, its folds' (the
         chain's warnings, the fold's matrices as the C search's calls take them, the test rows' svm classes, the
-        svm's columns) in order, a fold's error raised at its turn; ``meter`` advanced a step per fold fitted.
-        Here and on Dask a chain's folds are fitted at its turn.  The pool fits the first chain's at its turn and
-        every other chain's at once at the second's (five folds on two processes had kept one idle a third of each
-        chain's fits; the first chain's folds and C still come first, so an error there is met as soon as in one
+        svm's columns) in order, a fold's error raised at its turn; ``meter`` advanced a step per fold taken.
+        Here and on Dask a chain's folds are fitted at its turn.  The pool is sent every chain's folds at the first
+        chain's turn, in the chains' order, each chain's taken as it comes: a chain's C search is queued behind the
+        folds still to fit, so no worker waits for the slowest fold of a group (on the man pages one had waited
+        two seconds of thirty; the first chain's folds still come first, so an error there is met as soon as in one
         process), each fold's matrices in a file of the run's folder, its path in their place (:func:`kept_fold`),
         so that what this process holds does not grow."""
         folds = len(cuts)
         calls = [[(chain, task, train, test, folds) for train, test in cuts] for chain in chains]
-        pooled: dict[int, list] = {}
-
-        def advanced(number: int, fold: int) -> None:
-            meter.advance(detail=f"candidate {number + 1} of {len(chains)}, fold {fold + 1} of {folds}")
+        pooled: list[Iterator] = []
 
         def outcomes(number: int) -> Iterator:
             if not self.folder:
                 yield from self.results(flat_fold, calls[number])
                 return
-            if number not in pooled:
-                group = [number] if number == 0 else list(range(number, len(chains)))
+            if not pooled:
                 every = [
                     (*calls[n][fold], os.path.join(self.folder, f"{n}-{fold}.joblib"))
-                    for n in group
+                    for n in range(len(chains))
                     for fold in range(folds)
                 ]
-                for position, outcome in enumerate(self.outcomes(kept_fold, every)):
-                    n, fold = group[position // folds], position % folds
-                    pooled.setdefault(n, []).append(outcome)
-                    advanced(n, fold)
-            yield from pooled.pop(number)
+                pooled.append(self.outcomes(kept_fold, every))
+            for _ in range(folds):
+                yield next(pooled[0])
 
         def fitted(number: int) -> Iterator[tuple]:
             for fold, outcome in enumerate(outcomes(number)):
-                if not self.folder:
-                    advanced(number, fold)
+                meter.advance(detail=f"candidate {number + 1} of {len(chains)}, fold {fold + 1} of {folds}")
                 if isinstance(outcome, Exception):
                     raise outcome
                 yield outcome

@@ -229,7 +229,7 @@ def _lent_workers(jobs: int | None, engine: str, rows: int, fits: int | None) ->
 
 def _first_pool_fits(chains: list[ChainSpec], search: str, folds: int) -> int | None:
     """How many fits the candidates' pool is sized by (every chain's folds: :func:`candidate_scores` sends them
-    at once, :func:`flat_candidate_scores` the first chain's and then the others'); None where one chain is searched
+    at once, :func:`flat_candidate_scores` too); None where one chain is searched
     nested (no pool before the final fit)."""
     return None if len(chains) == 1 and search != "flat" else len(chains) * folds
 

@@ -449,3 +449,34 @@ def _three_classes_one_separable() -> tuple:
     classes = np.concatenate([targets, np.full(60, 2)])
     cuts = list(StratifiedKFold(2, shuffle=True, random_state=1).split(np.zeros(len(classes)), classes))
     return features, classes, cuts, [(features[train], classes[train], features[test]) for train, test in cuts]
+
+
+def test_the_pool_is_sent_every_candidate_s_folds_at_once_and_gives_one_process_s_model(monkeypatch, tmp_path):
+    """Two processes: one call of the pool holds every candidate's folds in the candidates' order (a candidate's C
+    search queued behind the folds still to fit, so no worker waits for a group's slowest fold), and the model is
+    the one one process writes."""
+    from filterkit.evaluation import Settings
+    from filterkit.flat_search import FoldRunner, kept_fold
+    from filterkit.training import train
+
+    monkeypatch.setattr(evaluation, "LEND_FROM_ROWS", 0)
+    registry = load_plugins()
+    settings = Settings(multiclass=True, classifier_params={"c_values": "0.1,1"})
+    texts = ("binarize l2", "l2", "idf l2")
+    sent: list[list] = []
+    outcomes = FoldRunner.outcomes
+
+    def recorded(runner, function, calls):
+        if function is kept_fold:
+            sent.append([(call[0].text, call[-1].rsplit("/", 1)[-1]) for call in calls])
+        return outcomes(runner, function, calls)
+
+    monkeypatch.setattr(FoldRunner, "outcomes", recorded)
+    written = []
+    for jobs in (2, 1):
+        chains = [registry.parse_chain(text) for text in texts]
+        model = train(str(OH0), chains, settings, registry, jobs=jobs, candidate_folds=2, search="flat")
+        model.save(tmp_path / f"model-{jobs}.json")
+        written.append((tmp_path / f"model-{jobs}.json").read_bytes())
+    assert sent == [[(text, f"{n}-{fold}.joblib") for n, text in enumerate(texts) for fold in range(2)]]
+    assert written[0] == written[1]
