@@ -350,3 +350,14 @@ def test_a_c_grid_of_no_positive_number_is_a_usage_error_and_a_c_past_1e10_is_no
     else:
         assert result.status == 2 and "Error: svm: every C must be a positive number" in result.stderr
     assert not model.exists()
+
+
+@pytest.mark.parametrize(
+    "fractions, why", [("2", "every fraction must be in (0, 1]"), ("x", "is not a list of numbers")]
+)
+def test_a_learning_curve_fraction_out_of_range_is_a_usage_error(run_filterkit, fractions, why):
+    """``--train-fraction``, like ``--folds``, is refused as a usage error (status 2), as the command line reads it;
+    it had been an error of the run (status 1)."""
+    result = run_filterkit("evaluate", "--train-fraction", fractions, REAL / "iris.arff", "l2")
+    assert result.status == 2 and f"Invalid value for '--train-fraction': '{fractions}'" in result.stderr
+    assert why in result.stderr

@@ -85,14 +85,14 @@ JOBS_DEFAULT = f"every core this process may use (here {evaluation.usable_cores(
 LABEL_ISSUE_WORDS = 5
 
 
-def parse_fractions(text: str) -> tuple[float, ...]:
-    """``"0.05,0.1,1"`` as sorted fractions in (0, 1]."""
+def parse_fractions(_ctx, _param, text: str) -> tuple[float, ...]:
+    """``--train-fraction``'s ``"0.05,0.1,1"`` as sorted fractions in (0, 1]; a usage error else."""
     try:
         fractions = sorted({float(part) for part in text.split(",") if part.strip()})
     except ValueError:
-        raise FilterkitError(f"--train-fraction {text!r} is not a list of numbers") from None
+        raise click.BadParameter(f"{text!r} is not a list of numbers") from None
     if not fractions or not all(0 < f <= 1 for f in fractions):  # also refuses nan
-        raise FilterkitError(f"--train-fraction {text!r}: every fraction must be in (0, 1]")
+        raise click.BadParameter(f"{text!r}: every fraction must be in (0, 1]")
     return tuple(fractions)
 
 
@@ -269,6 +269,7 @@ COMMANDLINE = ParameterSource.COMMANDLINE
     "--train-fraction",
     default="1",
     show_default=True,
+    callback=parse_fractions,
     help="Learning curve: fractions of each training fold, e.g. 0.05,0.1,0.2,0.5,1.",
 )
 @click.option(
@@ -357,7 +358,7 @@ def evaluate(
     plugins = plugin_loader(ctx)
     registry = plugins.registry()
     protocol = {field.name: options.pop(field.name) for field in fields(Settings) if field.name in options}
-    fractions_text = options.pop("train_fraction")
+    fractions = options.pop("train_fraction")
     outputs = {name: options.pop(name) for name in ("plot", "report_path", "predictions_path", "label_issues_path")}
     mode = progress_mode(options.pop("quiet"), options.pop("progress"))
     input_format = options.pop("input_format")
@@ -368,7 +369,7 @@ def evaluate(
     params = classifier_params(registry, protocol["classifier"], options)
     _check_combinations(ctx, registry)
     finder = None if outputs["label_issues_path"] is None else LabelIssueFinder(LABEL_ISSUE_WORDS)
-    settings = Settings(train_fractions=parse_fractions(fractions_text), classifier_params=params, **protocol)
+    settings = Settings(train_fractions=fractions, classifier_params=params, **protocol)
     chains = chains_of(plugins, registry, words, compare, settings.sweep)
     read = option_inputs(registry, chains, settings.classifier, params, settings.labels_file)
     if input_path == "-" and test_path == "-":
@@ -563,7 +564,7 @@ def _check_combinations(ctx, registry) -> None:
     if params["label_issues_path"] is not None:
         why = "it ranks every row once, by the probabilities of the one fit that held it out"
         _refuse(given, "--label-issues", ("test_path", "each_class"), why)
-        if params["repeats"] > 1 or parse_fractions(params["train_fraction"]) != (1.0,):
+        if params["repeats"] > 1 or params["train_fraction"] != (1.0,):
             raise click.UsageError(f"--label-issues needs --repeats 1 and --train-fraction 1: {why}")
 
 
