@@ -546,10 +546,13 @@ def weka_range(text: str, n_attributes: int, flag: str) -> tuple[np.ndarray, set
     return np.array(sorted(chosen), dtype=np.int64), single
 
 
-def range_within(text: str, columns: int) -> str:
+def range_within(text: str, columns: int, flag: str) -> str:
     """The Weka range ``text`` with its ``last`` the ``columns``-th attribute: what it names among a table's columns
-    when the class (or labels) come after them, unseen (scikit-learn's y)."""
-    return _LAST.sub(str(columns), text)
+    when the class (or labels) come after them, unseen (scikit-learn's y); FilterkitError naming the option ``flag``
+    where it names a column past them (the class's place), as :func:`weka_range` refuses it without them."""
+    within = _LAST.sub(str(columns), text)
+    weka_range(within, columns, flag)
+    return within
 
 
 _LAST = re.compile(r"(?<![a-z])last(?![a-z])", re.IGNORECASE)

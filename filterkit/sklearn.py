@@ -110,7 +110,7 @@ class FilterkitTransformer(TransformerMixin, BaseEstimator):
             for option in _registry().stage(self._stage_name()).options:
                 given = params.get(option.name)
                 if option.attribute_range and isinstance(given, str) and given != option.default:
-                    params[option.name] = range_within(params[option.name], columns)
+                    params[option.name] = range_within(params[option.name], columns, option.flag)
         return _registry().make_stage(self._stage_name(), params)
 
     def _learns_from_y(self) -> bool:

@@ -214,6 +214,27 @@ def test_a_range_s_last_is_x_s_last_column_with_or_without_y():
         assert binned[:, 2].tolist() == [0.0, 0.0, 1.0, 1.0] and binned[:, 1].tolist() == [10.0, 20.0, 30.0, 40.0]
 
 
+@pytest.mark.parametrize(
+    "transformer, params, message",
+    [
+        ("KeepAttributes", {"range": "4"}, "range='4' is not within 1-3"),
+        ("RemoveAttributes", {"range": "2-4"}, "range='2-4' is not within 1-3"),
+        ("Discretizer", {"attributes": "3,4", "bins": 2}, "attributes='4' is not within 1-3"),
+    ],
+)
+def test_a_range_past_x_s_columns_is_refused_with_y_as_without_it(transformer, params, message):
+    """With y, ``range='4'`` on three columns named y's class (KeepAttributes kept no column, RemoveAttributes all
+    of X, Discretizer binned the third alone): without y it is refused."""
+    from filterkit import sklearn as adapters
+
+    X = np.array([[1.0, 10.0, 5.0], [2.0, 20.0, 6.0], [3.0, 30.0, 7.0], [4.0, 40.0, 8.0]])
+    y = np.array(["a", "b", "a", "b"])
+    for given in ((X,), (X, y)):
+        with pytest.raises(ValueError) as refused:
+            getattr(adapters, transformer)(**params).fit_transform(*given)
+        assert message in str(refused.value)
+
+
 def test_a_transformer_fitted_without_y_on_a_nominal_last_column_unpickles_as_fitted():
     """The unpickled stage took the last (categorical) column for the class: ReplaceMissing and RemoveUseless did not
     load, and KeepAttributes(range="1") gave both columns."""
