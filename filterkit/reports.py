@@ -72,6 +72,13 @@ class Evaluation:
         return predictions_csv(self.predictions)
 
 
+def fraction_text(value: float) -> str:
+    """A training fraction (or a curve's value) as ``%g`` writes it, or every digit where ``%g`` would round it:
+    --train-fraction 0.1234561,0.1234562 are two rows, not two of "0.123456"."""
+    short = f"{value:g}"
+    return short if float(short) == value else repr(float(value))
+
+
 def table(document: dict, per_task: bool = False) -> str:
     """The plain-text table ``evaluate`` prints: one row per chain (and fraction), macro-averaged over tasks
     (``per_task``: also one row per task); then, when the document has them, the spread over repeats, the
@@ -212,7 +219,7 @@ def predictions_csv(predictions: list[dict]) -> str:
         labels = list(entry.get("per_class", ()))
         for row, truth, score, decision in zip(entry["rows"], entry["truth"], entry["scores"], entry["decisions"]):
             shown = (labels[truth], score[decision], labels[decision]) if labels else (int(truth), score, int(decision))
-            fields = [entry["chain"], entry["task"], f"{entry['train_fraction']:g}", int(row)]
+            fields = [entry["chain"], entry["task"], fraction_text(entry["train_fraction"]), int(row)]
             writer.writerow([*fields, shown[0], repr(float(shown[1])), shown[2]])
     return buffer.getvalue()
 
@@ -255,7 +262,7 @@ def _marked(document: dict, row: dict, measure: str, label: str, notes: list[str
     short = _short_means(document, row, measure) if row.get(measure) is not None else []
     if not short or math.isnan(row[measure]):
         return _cell(row.get(measure))
-    notes.append(f"  {label} of '{row['chain']}' (train {row['train_fraction']:g}): {'; '.join(short)}")
+    notes.append(f"  {label} of '{row['chain']}' (train {fraction_text(row['train_fraction'])}): {'; '.join(short)}")
     return _cell(row[measure]).strip() + "*"
 
 
@@ -278,7 +285,9 @@ def _measure_lines(
     repeats' means."""
 
     def line(name: str, row: dict, cells) -> str:
-        return f"{name:<{width}}  {row['train_fraction']:>5g}  " + "  ".join(f"{c:>{cell}}" for c in cells)
+        return f"{name:<{width}}  {fraction_text(row['train_fraction']):>5}  " + "  ".join(
+            f"{c:>{cell}}" for c in cells
+        )
 
     lines = [f"{'chain':<{width}}  {'train':>5}  " + "  ".join(f"{label:>{cell}}" for label in labels.values())]
     lines += [
@@ -321,8 +330,8 @@ def _cost_lines(document: dict) -> list[str]:
         f"{'chain':<{width}}  {'train':>5}  {'Total Cost':>12}  {'Average Cost':>12}  {'rows':>7}",
     ]
     lines += [
-        f"{name:<{width}}  {cost['train_fraction']:>5g}  {cost['total']:>12.10g}  {cost['average']:>12.4f}  "
-        f"{cost['rows']:>7}"
+        f"{name:<{width}}  {fraction_text(cost['train_fraction']):>5}  {cost['total']:>12.10g}  "
+        f"{cost['average']:>12.4f}  {cost['rows']:>7}"
         for name, cost in costed
     ]
     return lines
@@ -340,8 +349,8 @@ def _breakeven_lines(document: dict, names: list[str], rows: list[dict], width: 
         pooled = row.get("micro", {})
         cells = f"  {_cell(pooled.get('f1')):>7}  {_cell(pooled.get('precision'))}  {_cell(pooled.get('recall'))}"
         lines.append(
-            f"{name:<{width}}  {row['train_fraction']:>5g}  {_marked(document, row, 'breakeven', 'BEP', notes):>6}"
-            + (cells if micro else "")
+            f"{name:<{width}}  {fraction_text(row['train_fraction']):>5}  "
+            f"{_marked(document, row, 'breakeven', 'BEP', notes):>6}" + (cells if micro else "")
         )
     return lines
 
@@ -475,7 +484,9 @@ def _wtl(counts: dict) -> str:
 
 def _comparison_title(comparison: dict) -> str:
     """``'chain' vs 'baseline' (train F)``."""
-    return f"'{comparison['chain']}' vs '{comparison['baseline']}' (train {comparison['train_fraction']:g})"
+    return (
+        f"'{comparison['chain']}' vs '{comparison['baseline']}' (train {fraction_text(comparison['train_fraction'])})"
+    )
 
 
 def _settings_html(document: dict) -> str:
@@ -489,7 +500,7 @@ def _settings_html(document: dict) -> str:
     else:
         repeats = settings.get("repeats", 1)
         protocol = f"{settings['folds']}-fold cross-validation" + (f" repeated {repeats} times" if repeats > 1 else "")
-    fractions = ", ".join(f"{fraction:g}" for fraction in settings["train_fractions"])
+    fractions = ", ".join(fraction_text(fraction) for fraction in settings["train_fractions"])
     if fractions != "1":
         protocol += f", trained on fractions {fractions} of the training rows"
     tasks, chains = (list(dict.fromkeys(r[key] for r in results)) for key in ("task", "chain"))
@@ -556,7 +567,11 @@ def _results_html(document: dict, per_task: bool) -> str:
     notes: list[str] = []
     heads = ["chain", "train", *LABELS.values()]
     body = [
-        [name, f"{row['train_fraction']:g}", *(_marked(document, row, m, label, notes) for m, label in LABELS.items())]
+        [
+            name,
+            fraction_text(row["train_fraction"]),
+            *(_marked(document, row, m, label, notes) for m, label in LABELS.items()),
+        ]
         for name, row in zip(names, rows)
     ]
     if "breakeven" in rows[-1]:
@@ -572,7 +587,7 @@ def _results_html(document: dict, per_task: bool) -> str:
             _html_table(
                 ["chain", "train", "Total Cost", "Average Cost", "rows"],
                 [
-                    [name, f"{cost['train_fraction']:g}", f"{cost['total']:.10g}", f"{cost['average']:.4f}"]
+                    [name, fraction_text(cost["train_fraction"]), f"{cost['total']:.10g}", f"{cost['average']:.4f}"]
                     + [str(cost["rows"])]
                     for name, cost in costed
                 ],
@@ -602,13 +617,13 @@ def _paired_html(paired: list[dict], several_tasks: bool) -> str:
         for measure, values in comparison["measures"].items():
             tasks, folds = values["over_tasks"], values["over_folds"]
             rows.append(
-                [comparison["chain"], comparison["baseline"], f"{comparison['train_fraction']:g}"]
+                [comparison["chain"], comparison["baseline"], fraction_text(comparison["train_fraction"])]
                 + [LABELS.get(measure, "BEP"), f"{values['difference']:+.4f}"]
                 + ([_wtl(tasks), _p_cell(tasks["wilcoxon_p"])] if several_tasks else [])
                 + ([] if held_out else [_wtl(folds), _p_cell(folds["corrected_t"]["p"])])
             )
     mcnemar = [
-        [c["chain"], c["baseline"], f"{c['train_fraction']:g}", task]
+        [c["chain"], c["baseline"], fraction_text(c["train_fraction"]), task]
         + [str(test["only_chain_right"]), str(test["only_baseline_right"]), _p_cell(test["p"])]
         for c in paired
         for task, test in c.get("mcnemar", {}).items()
@@ -642,7 +657,7 @@ def _curves_figure(curves: dict[str, list[tuple]], xlabel: str):
             axis.plot(xs, [p[column] for p in points], marker="o", label=name)
             axis.set(xlabel=xlabel, ylabel=measure, xscale="log" if min(xs) > 0 else "linear")
             axis.minorticks_off()
-            axis.set_xticks(xs, [f"{x:g}" for x in xs])
+            axis.set_xticks(xs, [fraction_text(x) for x in xs])
     for axis in axes:
         axis.legend(fontsize="small")
     return figure
@@ -664,7 +679,7 @@ def _report_figures(document: dict, tips: dict[str, str]) -> list[tuple]:
         sweeps: dict[str, list] = {}
         for r in swept:
             base = r["chain"][: r["chain"].rindex(" [")]
-            name = base if len(fractions) == 1 else f"{base} (train {r['train_fraction']:g})"
+            name = base if len(fractions) == 1 else f"{base} (train {fraction_text(r['train_fraction'])})"
             sweeps.setdefault(name, []).append((r["sweep"][label], r["auc"], r["f1"]))
         curves = _curves_figure({name: sorted(points) for name, points in sweeps.items()}, label)
         figures.append((curves, f"Sweep of {label}: macro-averaged AUC and F1"))
@@ -708,7 +723,10 @@ def _scatter_figure(
     axis.set(xlabel=f"F1 of '{baseline}'", ylabel=f"F1 of '{chain}'", aspect="equal")
     axis.set(xlim=(low - margin, high + margin), ylim=(low - margin, high + margin))
     axis.legend(fontsize="small", loc="lower right")
-    return figure, f"F1 per {unit} (train {fraction:g}): '{chain}' against '{baseline}'; above the line it wins"
+    return (
+        figure,
+        f"F1 per {unit} (train {fraction_text(fraction)}): '{chain}' against '{baseline}'; above the line it wins",
+    )
 
 
 def _folds_figure(results: list[dict], one_task: bool, fraction: float, tips: dict[str, str]):
@@ -733,7 +751,7 @@ def _folds_figure(results: list[dict], one_task: bool, fraction: float, tips: di
         axis.set(xlabel="chain" if one_task else "task", ylabel=label, xlim=(-0.5, len(names) - 0.5))
         axis.legend(fontsize="small")
     of = f"task {results[0]['task']}, per chain" if one_task else f"chain '{results[0]['chain']}', per task"
-    return figure, f"AUC and F1 on each fold (train {fraction:g}): {of}"
+    return figure, f"AUC and F1 on each fold (train {fraction_text(fraction)}): {of}"
 
 
 def _svg_figure(figure, title: str, tips: dict[str, str]) -> str:

@@ -525,3 +525,24 @@ def test_a_training_fraction_keeps_the_ceiling_of_its_decimal_share_of_each_clas
     samples = nested_subsamples(np.arange(len(codes)), codes, (0.07, 0.14, 0.28, 1.0), seed=1)
     kept = {fraction: np.bincount(codes[rows]).tolist() for fraction, rows in samples.items()}
     assert kept == {0.07: [7, 4, 2], 0.14: [14, 7, 4], 0.28: [28, 14, 7], 1.0: [100, 50, 25]}
+
+
+def test_two_training_fractions_that_round_alike_are_two_rows_of_the_table():
+    """``%g`` wrote 0.1234561 and 0.1234562 both as 0.123456: two rows of a learning curve (and of --predictions)
+    read as one fraction.  A fraction %g writes exactly keeps its short form (the bytes of every usual table)."""
+    from filterkit.reports import fraction_text
+
+    assert [fraction_text(f) for f in (0.1234561, 0.1234562)] == ["0.1234561", "0.1234562"]
+    assert [fraction_text(f) for f in (1.0, 0.05, 0.2, 1e-05)] == ["1", "0.05", "0.2", "1e-05"]
+
+
+@pytest.mark.slow
+def test_a_learning_curve_of_fractions_that_round_alike_names_each(run_filterkit):
+    document = evaluate_json(
+        run_filterkit, "--each-class", "--folds", "3", "--train-fraction", "0.8888881,0.8888882", IRIS, "minmax"
+    )
+    assert sorted({r["train_fraction"] for r in document["results"]}) == [0.8888881, 0.8888882]
+    table = run_filterkit(
+        "evaluate", "-q", "--each-class", "--folds", "3", "--train-fraction", "0.8888881,0.8888882", IRIS, "minmax"
+    )
+    assert table.status == 0 and b"0.8888881" in table.stdout and b"0.8888882" in table.stdout
