@@ -256,7 +256,7 @@ def read_dataset(source, name: str, test, test_name: str, settings: Settings, pr
             "the classifier needs a nominal class attribute (-c)" + class_hint(schema, class_index), name
         )
     check_positive(settings.positive, schema.attributes[class_index], name)
-    data, training_rows = read_rows(source, name, test, test_name, settings, progress)
+    data, training_rows = read_rows(source, name, test, test_name, settings, progress, class_index)
     return Dataset(schema, data, class_index), training_rows
 
 

@@ -151,8 +151,12 @@ def task_of(schema: Schema, settings: Settings, name: str | None = None) -> Task
     return Task(MULTICLASS if settings.multiclass else BINARY)
 
 
-def read_rows(source, name: str, test, test_name: str, settings: Settings, progress) -> tuple[Chunk, int]:
-    """The rows of ``source`` and then of ``test`` (if any; its header checked), and the number of ``source``'s."""
+def read_rows(
+    source, name: str, test, test_name: str, settings: Settings, progress, class_index: int | None = None
+) -> tuple[Chunk, int]:
+    """The rows of ``source`` and then of ``test`` (if any; its header checked), and the number of ``source``'s;
+    FilterkitError where ``source`` has no row, or none with a known class at ``class_index`` (the rows of a
+    missing class are left out later, and the error then spoke of folds or classes)."""
     schema = source.schema
 
     def read(source, name: str) -> Chunk:
@@ -163,6 +167,10 @@ def read_rows(source, name: str, test, test_name: str, settings: Settings, progr
     training_rows = data.n_rows
     if not training_rows:
         raise FilterkitError("the training data has no rows: nothing to learn from", name)
+    if class_index is not None and np.isnan(data.column(class_index)).all():
+        raise FilterkitError(
+            f"every one of the {training_rows:,} training rows has a missing class ('?'): nothing to learn from", name
+        )
     if test is not None:
         difference = schema.first_difference(test.schema)
         if difference is not None:

@@ -858,3 +858,19 @@ def test_training_data_without_rows_is_said_to_have_none(tmp_path, run_filterkit
     result = run_filterkit(*argv, *(["-c", "first"] if relation == "e" else []), data, "words", "l2")
     assert result.status == 1 and not (tmp_path / "m.json").exists()
     assert result.stderr == f"filterkit: error: {data}: the training data has no rows: nothing to learn from\n"
+
+
+@pytest.mark.parametrize("command", [["train", "-o", "MODEL"], ["evaluate"], ["evaluate", "--multiclass"]])
+def test_training_rows_all_of_a_missing_class_are_said_to_be_so(tmp_path, run_filterkit, command):
+    """Three rows whose class is '?' were "no row of class 'y'" (train) or "--folds 10 is more than the 0 rows of
+    the largest class" (evaluate), after a warning that they were left out."""
+    data = tmp_path / "unclassed.arff"
+    data.write_text("@relation r\n@attribute a numeric\n@attribute b numeric\n@attribute class {x,y}\n@data\n")
+    with data.open("a") as rows:
+        rows.write("1,2,?\n3,4,?\n5,6,?\n")
+    argv = [str(tmp_path / "m.json") if word == "MODEL" else word for word in command]
+    result = run_filterkit(*argv, data, "l2")
+    assert result.status == 1 and not (tmp_path / "m.json").exists()
+    assert result.stderr == (
+        f"filterkit: error: {data}: every one of the 3 training rows has a missing class ('?'): nothing to learn from\n"
+    )
