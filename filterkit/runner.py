@@ -254,26 +254,36 @@ class Chain:
         guarded(stage, "fit", lambda: filling.keep(position, kept, class_column, own_form=True))
         return statistics
 
+    def checked_class(self, schema: Schema, name: str | None = None) -> int | None:
+        """The position of the class ``-c`` names in ``schema`` (None: label sets, or no class); FilterkitError
+        (naming the data's ``name``) for ``-c`` or ``--positive`` on label sets, and for a ``--positive`` that is
+        no label of the class (checked here, as a stage that ignores it would record it)."""
+        if label_names(schema, self.labels):
+            refuse_class_choice(self.class_spec, name)
+            if self.positive is not None:
+                raise FilterkitError(
+                    f"--positive {self.positive!r}: the data {LABELS_TAKE_THE_CLASS}: a stage's --label NAME learns "
+                    "from one label alone",
+                    name,
+                )
+            return None
+        class_index = None
+        try:
+            class_index = resolve_class(schema, self.class_spec)
+            check_positive(self.positive, None if class_index is None else schema.attributes[class_index], name)
+        except FilterkitError as error:
+            raise FilterkitError(error.message + class_hint(schema, class_index), error.path or name) from None
+        return class_index
+
     def fit_with(self, schema: Schema, statistics_of, progress: Progress | None = None) -> "Chain":
         """Fit every stage in turn; ``statistics_of(position, stage)`` returns the statistics of all
         training rows of a stage that learns (one pass, local or on a cluster)."""
         progress = active() if progress is None else progress
         self.input_schema = schema
         self.label_names = label_names(schema, self.labels)
-        if self.label_names:
-            refuse_class_choice(self.class_spec)
-            if self.positive is not None:
-                raise FilterkitError(
-                    f"--positive {self.positive!r}: the data {LABELS_TAKE_THE_CLASS}: a stage's --label NAME learns "
-                    "from one label alone"
-                )
-        class_index = None if self.label_names else resolve_class(schema, self.class_spec)
+        class_index = self.checked_class(schema)
         self.class_name = None if class_index is None else schema.attributes[class_index].name
         hint = class_hint(schema, class_index)
-        try:  # here, as a stage that ignores it would record it
-            check_positive(self.positive, None if class_index is None else schema.attributes[class_index])
-        except FilterkitError as error:
-            raise FilterkitError(error.message + hint) from None
         self.warnings, self._plan = [], None
         if self.kept_statistics is not None:
             self.kept_statistics.clear()

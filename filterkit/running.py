@@ -174,6 +174,7 @@ def run(
             assert chain.output_schema is not None
             chain.output_schema = dataclasses.replace(chain.output_schema, relation=new_rows_relation(source, chain))
         else:
+            chain.checked_class(source.schema, "<stdin>" if input_path == "-" else input_path)
             engine.fit(chain, source)
             for warning in chain.warnings:  # before the writing it warns of
                 print(f"filterkit: warning: {one_line(warning)}", file=sys.stderr)

@@ -118,7 +118,7 @@ def test_a_class_that_is_not_nominal_says_which_c_names_the_nominal_one(run_filt
     assert result.stderr.endswith("the class (-c 2) is 'grain', numeric: give -c first for 'class-att'\n")
     result = run_filterkit("--positive", "1", source, "shape")
     assert result.stderr == (
-        "filterkit: error: --positive '1' is not a label of the class; "
+        f"filterkit: error: {source}: --positive '1' is not a label of the class; "
         "the class (-c last) is 'wheat', numeric: give -c first for 'class-att'\n"
     )
     assert run_filterkit("-c", "first", source, "ig").status == 0

@@ -406,7 +406,7 @@ def test_a_positive_label_the_class_lacks_is_refused_when_fitting(run_filterkit,
     result = run_filterkit("--save-model", model, "-o", out, "--positive", "Iris-nosuch", IRIS, "minmax")
     assert (result.status, result.stderr) == (
         1,
-        "filterkit: error: --positive 'Iris-nosuch' is not a label of the class 'class' "
+        f"filterkit: error: {IRIS}: --positive 'Iris-nosuch' is not a label of the class 'class' "
         "{Iris-setosa,Iris-versicolor,Iris-virginica}\n",
     )
     assert not model.exists() and not out.exists()

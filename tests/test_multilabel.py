@@ -188,19 +188,20 @@ def test_mulan_xml_labels_give_meka_s_bytes(tmp_path, run_filterkit):
 )
 def test_a_class_chosen_on_label_sets_is_refused_not_ignored(tmp_path, run_filterkit, command):
     """``-c 1`` (or ``-c 9``, past the last attribute) on MEKA data was ignored, status 0, and the chain's
-    provenance said it was applied; ``info`` already refused it."""
+    provenance said it was applied; ``info`` already refused it.  Each command's refusal names the file."""
     argv = [str(tmp_path / "m.json") if word == "MODEL" else word for word in command]
     for spec in ("1", "9"):
         refused = run_filterkit(*argv, "-c", spec, REUTERS, "words", "l2")
         assert refused.status == 1 and refused.stdout == b""
-        assert refused.stderr.endswith(
+        assert refused.stderr.startswith(f"filterkit: error: {REUTERS}: ") and refused.stderr.endswith(
             f"-c {spec}: the data holds label sets (MEKA's -C in its relation name, or --labels), which take the "
             "class's place: leave -c out\n"
         )
     assert not (tmp_path / "m.json").exists()
     if not command:  # evaluate and train refuse --positive on labels in their own words
         positive = run_filterkit("--positive", "1", REUTERS, "words", "l2")
-        assert positive.status == 1 and positive.stderr.endswith(
+        assert positive.status == 1 and positive.stderr.startswith(f"filterkit: error: {REUTERS}: ")
+        assert positive.stderr.endswith(
             "--positive '1': the data holds label sets (MEKA's -C in its relation name, or --labels), which take "
             "the class's place: a stage's --label NAME learns from one label alone\n"
         )

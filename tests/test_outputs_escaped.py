@@ -119,7 +119,8 @@ def test_an_error_line_quoting_labels_shows_them_escaped(run_filterkit, escaping
     result = run_filterkit("--positive", "wheat", escaping_documents, "shape")
     assert result.status == 1
     error = result.stderr.splitlines()[-1]
-    assert error == "filterkit: error: --positive 'wheat' is not a label of the class 'topic' {grain\\x1b[31m,money}"
+    expected = "--positive 'wheat' is not a label of the class 'topic' {grain\\x1b[31m,money}"
+    assert error == f"filterkit: error: {escaping_documents}: {expected}"
 
 
 def test_a_plugin_s_warning_and_its_listing_show_control_characters_escaped(run_filterkit, tmp_path):
