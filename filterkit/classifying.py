@@ -58,22 +58,41 @@ def classifier_matrix(schema: Schema, chunk: Chunk, class_index) -> sp.csr_matri
     return features
 
 
+#: The largest magnitude of a feature a classifier is given: liblinear's primal Newton solver squares squared norms,
+#: so from about 1e77 (a double's largest to the power 1/4) its steps overflow and it runs without end, uninterruptible
+#: (1e80 in one of iris's 150 rows); no meaningful feature comes near it.
+LARGEST_FEATURE = 1e60
+
+
 def fitted_features(
-    schema: Schema, chunk: Chunk, class_index, rows: np.ndarray, input_rows: np.ndarray | None = None
+    schema: Schema,
+    chunk: Chunk,
+    class_index,
+    rows: np.ndarray,
+    input_rows: np.ndarray | None = None,
+    fitted_on: bool = True,
 ) -> sp.csr_matrix:
     """:func:`classifier_matrix` of a classifier's training or test ``rows`` (their positions among the training
     rows, then a test file's, or among ``input_rows``: each kept row's number in the input, rows of a missing class
     left out); FilterkitError naming the first row holding a value that is not a finite number, which liblinear
-    refuses."""
+    refuses, or (rows a classifier is ``fitted_on``, not rows it scores) past :data:`LARGEST_FEATURE`, on which it
+    does not return."""
     features = classifier_matrix(schema, chunk, class_index)
-    unbounded = np.flatnonzero(~np.isfinite(features.data))
+    bound = LARGEST_FEATURE if fitted_on else np.inf
+    unbounded = np.flatnonzero(~(np.abs(features.data) <= bound))
     if len(unbounded):
         row = np.asarray(rows)[int(np.searchsorted(features.indptr, unbounded[0], side="right")) - 1]
         number = int(row) + 1 if input_rows is None else int(input_rows[row])
+        value = float(features.data[unbounded[0]])
+        why = (
+            f"the value {value:g}, past the {LARGEST_FEATURE:g} a linear SVM can be fitted on (liblinear's steps "
+            "overflow, and it runs without end)"
+            if np.isfinite(value)
+            else "a value that is not a finite number (it passes a double's range)"
+        )
         raise FilterkitError(
-            f"row {number} (of the training rows, then the test file's): the chain writes "
-            "it a value that is not a finite number (it passes a double's range): check the row's values, or scale "
-            "them first"
+            f"row {number} (of the training rows, then the test file's): the chain writes it {why}: check the row's "
+            "values, or scale them first"
         )
     return features
 

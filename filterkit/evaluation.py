@@ -496,7 +496,7 @@ def fitted_chain(registry, dataset: Dataset, chain: ChainSpec, train, positive=N
             transformed = next(iter(chunks))
         finally:
             kept.give_up()
-        features = fitted_features(output_schema, transformed, output_class, rows, dataset.input_rows)
+        features = fitted_features(output_schema, transformed, output_class, rows, dataset.input_rows, rows is train)
         return features, transformed.column(output_class)
 
     return output_schema.attributes[output_class], prepared, fitted

@@ -226,7 +226,7 @@ def _features(registry, dataset: LabelledData, chain: ChainSpec, stages, train, 
     schema = fitted.output_schema
     assert schema is not None  # fitted
     test_features = fitted_features(
-        schema, next(iter(fitted.transform([take_rows(dataset.data, test)]))), left_out, test
+        schema, next(iter(fitted.transform([take_rows(dataset.data, test)]))), left_out, test, fitted_on=False
     )
     return (
         train_features,

@@ -60,6 +60,29 @@ def test_training_on_a_row_past_a_double_s_range_names_the_row(tmp_path, command
     )
 
 
+@pytest.mark.parametrize("search", [["--search", "nested"], ["--search", "flat", "--multiclass"]])
+def test_training_on_a_finite_value_liblinear_cannot_fit_names_the_row_at_once(tmp_path, search):
+    """1e80 in one of iris's rows (no chain that scales it): liblinear's primal Newton solver overflowed and ran
+    without end, at one core's full use, uninterruptible (train and evaluate never returned)."""
+    data = tmp_path / "huge.arff"
+    data.write_text(header() + "".join(row + "\n" for row in rows()[:140]) + "1e80,1,1,1,Iris-versicolor\n")
+    task = [] if "--multiclass" in search else TASK
+    options = (
+        ["--compare", data, "keep --type numeric", "minmax"]
+        if "flat" in search
+        else [data, "keep", "--type", "numeric"]
+    )
+    result = run_filterkit("train", *search, *task, "-o", tmp_path / "m.json", *options)
+    assert result.status == 1 and not (tmp_path / "m.json").exists()
+    assert result.stderr == (
+        "filterkit: error: row 141 (of the training rows, then the test file's): the chain writes it the value 1e+80, "
+        "past the 1e+60 a linear SVM can be fitted on (liblinear's steps overflow, and it runs without end): check "
+        "the row's values, or scale them first\n"
+    )
+    scaled = run_filterkit("train", *search, *task, "-o", tmp_path / "m.json", data, "minmax")
+    assert scaled.status == 0, scaled.stderr
+
+
 def test_the_row_named_is_the_input_s_row_where_rows_of_a_missing_class_were_left_out(tmp_path):
     """Two rows of a missing class before it made row 143 "row 141"."""
     data = tmp_path / "huge.arff"
