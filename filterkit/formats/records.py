@@ -321,11 +321,22 @@ def layout_by_name(schema: Schema, names: list[str], name: str, rows: int, what:
     return Layout(schema, (), label_codes(schema.attributes), rows, absent=absent)
 
 
+class _WholeNumberCodes(dict):
+    """The codes of a nominal attribute whose labels are all whole numbers as :func:`_whole` writes them (the class
+    of whole numbers of a file of documents): a value is found by its number too (``1.0`` is the label ``1``)."""
+
+
 def label_codes(attributes: Sequence[Attribute]) -> tuple[dict[str, int] | None, ...]:
     """Each nominal attribute's code of each label (None for the other kinds), as :func:`cell_value` reads them."""
-    return tuple(
-        {label: code for code, label in enumerate(a.labels)} if a.kind == NOMINAL else None for a in attributes
-    )
+    return tuple(_codes(a.labels) if a.kind == NOMINAL else None for a in attributes)
+
+
+def _codes(labels: tuple[str, ...]) -> dict[str, int]:
+    """``labels``' codes, a :class:`_WholeNumberCodes` where each is a whole number written as :func:`_whole`
+    writes it (where ``01`` or ``x`` is a label, ``001`` is no label's other spelling)."""
+    codes = {label: code for code, label in enumerate(labels)}
+    whole = bool(labels) and all(re.fullmatch(r"-?[1-9][0-9]*|0", label) for label in labels)
+    return _WholeNumberCodes(codes) if whole else codes
 
 
 def cell_value(
@@ -345,7 +356,7 @@ def cell_value(
         return 0.0
     assert codes is not None
     code = codes.get(text)
-    if code is None and number is not None and float(number).is_integer():
+    if code is None and isinstance(codes, _WholeNumberCodes) and number is not None and float(number).is_integer():
         code = codes.get(_whole(number))
     if code is None:
         raise ArffError(f"value {shown(text)} is not one of the training labels of {shown(attribute.name)}")
