@@ -22,7 +22,7 @@ from typing import Any, Callable
 import numpy as np
 
 from filterkit.errors import FilterkitError
-from filterkit.schema import NOMINAL, Chunk, CsrArrays, Schema, column_of, describe, is_sparse_matrix
+from filterkit.schema import NOMINAL, Chunk, CsrArrays, Schema, column_of, describe, is_sparse_matrix, shown_name
 
 
 class ContractError(FilterkitError):
@@ -341,6 +341,20 @@ def _same_column(given, given_index: int, result, result_index: int) -> bool:
     return np.array_equal(column_of(given, given_index), column_of(result, result_index), equal_nan=True)
 
 
+def _text_of(text, missing: bool) -> bool:
+    """Whether ``text`` is what a text column holds for a value ``missing`` or not: None, or a str that UTF-8
+    can write (no lone surrogate)."""
+    if missing or text is None:
+        return missing and text is None
+    if type(text) is not str:
+        return False
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def _kind_of(value) -> str:
     if value is None:
         return "None"
@@ -359,6 +373,25 @@ class ReadContract(OutputContract):
         self.changes_class, self.filters_rows = True, True  # the class is read, not kept: its values are checked
         self._laid_out(schema, None, None)
 
+    def layout(self, layout):
+        """``layout`` (a scan's result) when it is a Layout whose schema a reader of ARFF would take (distinct
+        attribute names, each nominal attribute's labels distinct) and whose comments are texts, else a ContractError
+        naming the format: repeated labels had written one row's class as another's, with status 0."""
+        from filterkit.formats import Layout
+
+        if not isinstance(layout, Layout) or not isinstance(layout.schema, Schema):
+            raise self._broken("scan", f"it returned {_kind_of(layout)}, expected a Layout holding a Schema")
+        if not all(isinstance(line, str) for line in layout.header_comments):
+            raise self._broken("scan", "its header comments are not all texts")
+        names: set[str] = set()
+        repeated = next((a.name for a in layout.schema.attributes if a.name in names or names.add(a.name)), None)
+        if repeated is not None:
+            raise self._broken("scan", f"its schema declares the attribute {shown_name(repeated)} twice")
+        for attribute in layout.schema.attributes:
+            if attribute.kind == NOMINAL and len(set(attribute.labels)) != len(attribute.labels):
+                raise self._broken("scan", f"its attribute {shown_name(attribute.name)} declares a label twice")
+        return layout
+
     def read(self, chunk) -> Chunk:
         """``chunk`` when it is one the layout's schema allows, else a ContractError naming the format."""
         if not isinstance(chunk, Chunk):
@@ -370,6 +403,17 @@ class ReadContract(OutputContract):
         if chunk.weights is not None and np.shape(chunk.weights) != (rows,):
             raise self._broken("reading", f"it read weights of shape {np.shape(chunk.weights)} for {rows} rows")
         self._check_text(chunk, rows, "reading")
+        for column, texts in chunk.text.items():
+            missing = np.isnan(values[:, column].toarray().ravel() if chunk.is_sparse else values[:, column])
+            wrong = next((row for row, text in enumerate(texts) if not _text_of(text, missing[row])), None)
+            if wrong is not None:
+                held = "a str UTF-8 cannot write (a lone surrogate)" if type(texts[wrong]) is str else None
+                raise self._broken(
+                    "reading",
+                    f"row {wrong + 1} of a chunk holds {held or _kind_of(texts[wrong])} as the text of column {column} "
+                    f"({'missing' if missing[wrong] else 'present'}): a str where the value is present, None where "
+                    "it is missing",
+                )
         self._check_labels(chunk.csr() if chunk.is_sparse else values, "reading")
         return chunk
 

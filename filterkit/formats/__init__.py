@@ -328,21 +328,36 @@ class GuardedReader:
 
     def scan(self, opened: Reopen, name: str, options: FormatOptions, known_schema: Schema | None) -> Layout:
         """The reader's scan."""
-        return format_called(self.origin, "scan", self.reader.scan, opened, name, options, known_schema)
+        return self._laid_out(self._called("scan", "scan", opened, name, options, known_schema))
 
     def scan_reads_rows(self, known_schema: Schema | None) -> bool:
         """Whether the reader's scan reads the rows."""
-        return format_called(self.origin, "scan", self.reader.scan_reads_rows, known_schema)
+        return self._called("scan", "scan_reads_rows", known_schema)
 
     def chunks(self, stream: IO[bytes], name: str, layout: Layout, chunk_rows: int) -> Iterator[Chunk]:
         """The reader's chunks of one pass."""
-        chunks = format_called(self.origin, "reading", self.reader.chunks, stream, name, layout, chunk_rows)
+        chunks = self._called("reading", "chunks", stream, name, layout, chunk_rows)
         return self._read(layout, format_iterated(self.origin, "reading", chunks))
 
     def streamed(self, stream: IO[bytes], name: str, chunk_rows: int) -> tuple[Layout, Iterator[Chunk]]:
         """The header of a stream read as it comes, and its chunks to come."""
-        layout, chunks = format_called(self.origin, "reading", self.reader.streamed, stream, name, chunk_rows)
+        streamed = self._called("reading", "streamed", stream, name, chunk_rows)
+        if not (isinstance(streamed, tuple) and len(streamed) == 2):
+            streamed = (streamed, None)  # refused as the layout it is not
+        layout, chunks = self._laid_out(streamed[0]), streamed[1]
         return layout, self._read(layout, format_iterated(self.origin, "reading", chunks))
+
+    def _called(self, step: str, method: str, *arguments):
+        """The reader's ``method`` called with ``arguments``, guarded, its lack too (a plugin's reader without it)."""
+        return format_called(self.origin, step, lambda: getattr(self.reader, method)(*arguments))
+
+    def _laid_out(self, layout) -> Layout:
+        """``layout`` as a scan gave it, checked where :attr:`checked` (:meth:`ReadContract.layout`)."""
+        if not self.checked:
+            return layout
+        from filterkit.contract import ReadContract
+
+        return ReadContract(self.origin, Schema("", ())).layout(layout)
 
     def _read(self, layout: Layout, chunks: Iterator[Chunk]) -> Iterator[Chunk]:
         """``chunks``, each checked against ``layout``'s schema where :attr:`checked`."""
@@ -362,8 +377,8 @@ class GuardedWriter:
         self.writer = writer
 
     def write(self, chunk: Chunk) -> None:
-        """Write ``chunk`` with the format's writer."""
-        format_called(self.origin, "writing", self.writer.write, chunk)
+        """Write ``chunk`` with the format's writer (its lack of a ``write`` guarded too)."""
+        format_called(self.origin, "writing", lambda: self.writer.write(chunk))
 
 
 def imported(form: Format, reference: type | str):
@@ -411,6 +426,11 @@ def row_writer(
     if form.writer is None:
         raise FilterkitError(f"filterkit reads {format_name} but does not write it")
     origin = format_origin(format_name)
+    unknown = [name for name in form.writer_arguments if name not in arguments]
+    if unknown:
+        raise FilterkitError(
+            f"{origin}: its writer_arguments name {', '.join(map(repr, unknown))}, none of {', '.join(arguments)}"
+        )
     writer = format_called(origin, "import", imported, form, form.writer)
     return GuardedWriter(
         origin, format_called(origin, "construction", writer, *(arguments[name] for name in form.writer_arguments))
