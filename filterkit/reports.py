@@ -72,6 +72,14 @@ class Evaluation:
         return predictions_csv(self.predictions)
 
 
+def _label_cut(settings: dict) -> str:
+    """What decides each label: ``--threshold``, and under its ``decision`` the classifier's own cut rule where one
+    is given (``--svm-threshold micro-macro``), which the header had left out."""
+    rule = (settings.get("classifier_params") or {}).get("threshold", "fixed")
+    given = settings["threshold"] == "decision" and rule != "fixed"
+    return settings["threshold"] + (f" ({settings['classifier']}'s cut: {rule})" if given else "")
+
+
 def fraction_text(value: float) -> str:
     """A training fraction (or a curve's value) as ``%g`` writes it, or every digit where ``%g`` would round it:
     --train-fraction 0.1234561,0.1234562 are two rows, not two of "0.123456"."""
@@ -402,7 +410,7 @@ def _label_set_table(document: dict) -> str:
     )
     lines = [
         f"{where}, seed {settings['seed']}, classifier {settings['classifier']}; {len(settings['labels'])} labels "
-        f"(cardinality {settings['cardinality']:.3f}), binary relevance, threshold {settings['threshold']}, "
+        f"(cardinality {settings['cardinality']:.3f}), binary relevance, threshold {_label_cut(settings)}, "
         f"chain fitted {settings['chain_fitted']}"
     ]
     width = max(len("chain"), *(len(result["chain"]) for result in results))

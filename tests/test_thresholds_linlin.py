@@ -328,3 +328,15 @@ def test_a_binary_task_s_scope_is_its_positive_class_and_another_class_keeps_f1(
         assert svm.describe()["threshold"] == expected
     with pytest.raises(FilterkitError, match="'Metal' is not a label of the data \\(Mine, Rock\\)"):
         cut_label_set([LinearSVM(threshold="precision@recall=0.9:Metal")], mines[:, None], ["Mine"], ["Mine", "Rock"])
+
+
+@pytest.mark.parametrize(
+    "rule, said", [("micro-macro", "threshold decision (svm's cut: micro-macro),"), ("fixed", "threshold decision,")]
+)
+def test_the_label_set_table_names_the_svm_s_cut_under_its_decision(run_filterkit, rule, said):
+    """The header said "threshold decision" (Platt's 0.5, by --threshold's help) where micro-macro cuts decided."""
+    result = run_filterkit(
+        "evaluate", "--folds", "2", "--svm-c-values", "1", "--svm-threshold", rule, LABELS, "words", "l2"
+    )
+    assert result.status == 0, result.stderr
+    assert said in result.stdout.decode().splitlines()[0]
