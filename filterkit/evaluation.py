@@ -292,8 +292,7 @@ def _tasks(labels, counts: np.ndarray, settings: Settings, name: str, cross_vali
         if settings.multiclass
         else choose_tasks(labels, counts, settings.positive, settings.each_class, settings.min_positives)
     )
-    if not settings.multiclass:
-        refuse_scope_outside(settings.classifier_params, labels, tasks, name)
+    refuse_scope_outside(settings.classifier_params, labels, labels if settings.multiclass else tasks, name)
     largest = int(np.argmax(counts))
     if cross_validated and settings.folds > counts[largest]:
         raise FilterkitError(

@@ -260,12 +260,16 @@ def cut_label_set(
 
 
 def refuse_scope_outside(params: dict | None, labels, tasks: list[str], name: str | None) -> None:
-    """FilterkitError where the svm's ``--svm-threshold`` objective is scoped to a class of ``labels`` that none of
-    the run's binary ``tasks`` is (``--positive`` another, ``--each-class`` leaving it out): its cut, made for its
-    task alone, would be made for none, silently."""
+    """FilterkitError, naming the data's ``name``, where the svm's ``--svm-threshold`` objective is scoped to no class
+    of ``labels`` (said before any fit, where the fit had said it unnamed), or to one that none of the run's binary
+    ``tasks`` is (``--positive`` another, ``--each-class`` leaving it out): its cut, made for its task alone, would be
+    made for none, silently.  ``tasks`` of k classes at once are the classes."""
     rule = (params or {}).get("threshold")
     scope = objective_scope(rule) if isinstance(rule, str) else None
-    if scope is not None and scope in labels and scope not in tasks:
+    if scope is not None and scope not in labels:
+        shown = ", ".join(labels[:5]) + (", …" if len(labels) > 5 else "")
+        raise FilterkitError(f"svm: --svm-threshold {rule}: {scope!r} is not a label of the data ({shown})", name)
+    if scope is not None and scope not in tasks:
         raise FilterkitError(
             f"--svm-threshold {rule}: class '{scope}' is none of this run's tasks ({', '.join(tasks)}), so its "
             "cut would be made for nothing",

@@ -86,6 +86,21 @@ def test_an_objective_for_a_label_the_data_lacks_is_one_line(run_filterkit, tmp_
     assert not (tmp_path / "model.json").exists()
 
 
+@pytest.mark.parametrize("command", ["evaluate", "train"])
+@pytest.mark.parametrize("task", [("--positive", "Iris-setosa"), ("--multiclass",)])
+def test_an_objective_for_a_class_the_data_lacks_names_the_file_before_any_fit(run_filterkit, tmp_path, command, task):
+    """On a class (not label sets) it was said by the fit, naming no file, after the first folds' work."""
+    output = ("-o", tmp_path / "model.json") if command == "train" else ()
+    iris = IRIS
+    result = run_filterkit(command, *output, *task, "--svm-threshold", "recall@precision=0.9:nolabel", iris, "l2")
+    assert (result.status, result.stdout) == (1, b"")
+    assert result.stderr == (
+        f"filterkit: error: {iris}: svm: --svm-threshold recall@precision=0.9:nolabel: 'nolabel' is not a label of "
+        "the data (Iris-setosa, Iris-versicolor, Iris-virginica)\n"
+    )
+    assert not (tmp_path / "model.json").exists()
+
+
 @pytest.mark.parametrize("command", [("evaluate", "--folds", "3"), ("train", "-o", "model.json")])
 def test_an_objective_scoped_to_a_class_no_task_is_refused_not_ignored(run_filterkit, tmp_path, command):
     """``--positive Iris-versicolor`` with an objective scoped to Iris-virginica cut nothing, and the run was
