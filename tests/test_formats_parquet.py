@@ -369,3 +369,22 @@ def test_an_int64_class_past_two_to_the_53_is_refused_as_in_csv(tmp_path):
     parquet = _write(tmp_path / "big.parquet", columns)
     result = run_filterkit(parquet)
     assert result.status == 1 and "the class 'c' holds '9007199254740993', a whole number past 2**53" in result.stderr
+
+
+@needs_pyarrow
+def test_a_float_column_holding_an_infinity_is_numeric_not_a_class_of_whole_numbers(tmp_path):
+    """numpy's floor of inf is inf: a float column of 1, inf, 2 beside documents was taken for a class of whole
+    numbers and refused ("'inf', a whole number past 2**53"); JSON Lines read the same values as numbers."""
+    path = _write(
+        tmp_path / "inf.parquet", {"text": ["the cat sat", "a dog ran", "birds fly"], "score": [1.0, np.inf, 2.0]}
+    )
+    records = tmp_path / "inf.jsonl"
+    records.write_text(
+        "".join(
+            json.dumps({"text": t, "score": s}) + "\n"
+            for t, s in (("the cat sat", 1.0), ("a dog ran", float("inf")), ("birds fly", 2.0))
+        )
+    )
+    read = _filterkit(path)
+    assert b"@attribute score numeric" in read and b"'a dog ran',Infinity" in read
+    assert _body(read) == _body(_filterkit(records))

@@ -277,10 +277,11 @@ def _used_labels(array: pa.Array) -> list[str]:
 
 
 def _present_and_whole(array: pa.Array) -> tuple[int, bool]:
-    """The numbers a column holds (NaN and nulls not counted) and whether they are all whole."""
+    """The numbers a column holds (NaN and nulls not counted) and whether they are all whole (finite: an infinity is
+    no whole number, as the CSV reader counts it, where it had made a float class of ±inf a class of whole numbers)."""
     numbers = _floats(array)
     numbers = numbers[~np.isnan(numbers)]
-    return len(numbers), bool((numbers == np.floor(numbers)).all())
+    return len(numbers), bool((np.isfinite(numbers) & (numbers == np.floor(numbers))).all())
 
 
 def _floats(array: pa.Array) -> np.ndarray:
