@@ -30,6 +30,15 @@ class FilterkitError(Exception):
         return where + self.message
 
 
+def folder_given(path: str, format_name: str) -> FilterkitError:
+    """The error for a folder given where a file of ``format_name`` is read (it had been "Is a directory")."""
+    return FilterkitError(
+        f"a folder is read as {format_name} here: a folder of ARFF parts is one input with --engine dask, a folder "
+        "per class (a subfolder of text files each, no .arff beside them) with --from folders",
+        path,
+    )
+
+
 class OptionError(FilterkitError):
     """Options of a stage or classifier that make no sense: a usage error on the command line."""
 

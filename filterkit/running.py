@@ -23,7 +23,7 @@ from filterkit.arff.tokens import one_line
 from filterkit.arff.writer import EXACT, NumberFormat
 from filterkit.background import write_behind
 from filterkit.contract import declared
-from filterkit.errors import FilterkitError
+from filterkit.errors import FilterkitError, folder_given
 from filterkit.formats import ARFF, FormatOptions, format_of, registered, relation_of, row_writer
 from filterkit.labels import meka_label_count, meka_layout, taken_columns, with_meka_label_count
 from filterkit.outputs import OutputFile, staged_output
@@ -264,6 +264,8 @@ def open_source(
             stream, name = sys.stdin.buffer, "<stdin>"
         elif _is_regular_file(path):
             stream, name = None, path
+        elif os.path.isdir(path):
+            raise folder_given(path, format_name)
         else:
             stream, name = stack.enter_context(open(path, "rb")), path
         if stream is None and form.streams:

@@ -23,7 +23,7 @@ import numpy as np
 
 from filterkit.arff.reader import DEFAULT_CHUNK_ROWS, open_source
 from filterkit.documents import for_terminal
-from filterkit.errors import FilterkitError
+from filterkit.errors import FilterkitError, folder_given
 from filterkit.formats import ARFF, FormatOptions, format_of, registered, scanned_format
 from filterkit.labels import (
     LABELS_TAKE_THE_CLASS,
@@ -232,6 +232,8 @@ def _counted_arff(stack: contextlib.ExitStack, source, name: str | None):
     """The ARFF file or stream ``source`` gunzipped, read through a :class:`_SparseRowCounter`, and its name;
     closed with ``stack``."""
     if isinstance(source, (str, os.PathLike)):
+        if os.path.isdir(source):
+            raise folder_given(os.fspath(source), "arff")
         source = stack.enter_context(open(source, "rb"))
     stream, name = open_source(source, name)
     if isinstance(stream, gzip.GzipFile):

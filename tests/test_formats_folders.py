@@ -384,3 +384,24 @@ def test_words_chain_same_bytes_as_on_wekas_arff(weka_tree):
     weka = _ok(weka_tree / "by_name.arff", *CHAIN)
     assert without_relation_and_provenance(ours) == without_relation_and_provenance(weka)
     assert ours.count(b"\n@attribute ") > 20  # the documents' words
+
+
+@pytest.mark.parametrize("command", [[], ["info"], ["evaluate"]])
+def test_a_folder_that_is_no_folder_per_class_says_how_a_folder_is_read(run_filterkit, tmp_path, command):
+    """Class folders with an ARFF file beside them (taken for a folder of parts), or an empty folder, were read as
+    an ARFF file: "Is a directory"."""
+    beside = tmp_path / "beside"
+    for label in ("pos", "neg"):
+        (beside / label).mkdir(parents=True)
+        (beside / label / "a.txt").write_text(f"a {label} text")
+    (beside / "README.arff").write_text("@relation r\n@attribute a numeric\n@data\n1\n")
+    (tmp_path / "empty").mkdir()
+    for folder in (beside, tmp_path / "empty"):
+        result = run_filterkit(*command, folder, *(["l2"] if command == ["evaluate"] else []))
+        assert result.status == 1 and result.stdout == b""
+        assert result.stderr == (
+            f"filterkit: error: {folder}: a folder is read as arff here: a folder of ARFF parts is one input with "
+            "--engine dask, a folder per class (a subfolder of text files each, no .arff beside them) with --from "
+            "folders\n"
+        )
+    assert run_filterkit("--from", "folders", beside).status == 0

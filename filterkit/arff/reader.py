@@ -36,7 +36,7 @@ from filterkit.arff.dates import DateFormat
 from filterkit.arff.header import HeaderParser
 from filterkit.arff.limits import MOST_TABLED_LABELS
 from filterkit.arff.tokens import CLOSE, OPEN, QUOTED, WORD, iter_tokens
-from filterkit.errors import ArffError
+from filterkit.errors import ArffError, folder_given
 from filterkit.limits import VARIABLES, Limits
 from filterkit.schema import (
     DATE,
@@ -76,6 +76,8 @@ _INDEX_DIGITS = 12
 def open_source(source, name: str | None = None) -> tuple[BinaryIO, str]:
     """A binary stream for a path or stream, gunzipped when it starts with gzip's magic."""
     if isinstance(source, (str, os.PathLike)):
+        if os.path.isdir(source):
+            raise folder_given(os.fspath(source), "arff")
         stream: BinaryIO = open(source, "rb")
         label = name or os.fspath(source)
     else:
