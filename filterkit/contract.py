@@ -16,6 +16,7 @@ import pickle
 import reprlib
 import signal
 import threading
+from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -373,24 +374,21 @@ class ReadContract(OutputContract):
         self.changes_class, self.filters_rows = True, True  # the class is read, not kept: its values are checked
         self._laid_out(schema, None, None)
 
-    def layout(self, layout):
-        """``layout`` (a scan's result) when it is a Layout whose schema a reader of ARFF would take (distinct
-        attribute names, each nominal attribute's labels distinct) and whose comments are texts, else a ContractError
-        naming the format: repeated labels had written one row's class as another's, with status 0."""
-        from filterkit.formats import Layout
-
-        if not isinstance(layout, Layout) or not isinstance(layout.schema, Schema):
-            raise self._broken("scan", f"it returned {_kind_of(layout)}, expected a Layout holding a Schema")
-        if not all(isinstance(line, str) for line in layout.header_comments):
+    def layout(self, schema, comments) -> None:
+        """A ContractError naming the format unless a scan's ``schema`` is one a reader of ARFF would take (distinct
+        attribute names, each nominal attribute's labels distinct) and its ``comments`` are texts: repeated labels
+        had written one row's class as another's, with status 0."""
+        if not isinstance(schema, Schema):
+            raise self._broken("scan", f"its Layout holds {_kind_of(schema)}, expected a Schema")
+        if not all(isinstance(line, str) for line in comments):
             raise self._broken("scan", "its header comments are not all texts")
-        names: set[str] = set()
-        repeated = next((a.name for a in layout.schema.attributes if a.name in names or names.add(a.name)), None)
+        names = [attribute.name for attribute in schema.attributes]
+        repeated = next((name for name, count in Counter(names).items() if count > 1), None)
         if repeated is not None:
             raise self._broken("scan", f"its schema declares the attribute {shown_name(repeated)} twice")
-        for attribute in layout.schema.attributes:
+        for attribute in schema.attributes:
             if attribute.kind == NOMINAL and len(set(attribute.labels)) != len(attribute.labels):
                 raise self._broken("scan", f"its attribute {shown_name(attribute.name)} declares a label twice")
-        return layout
 
     def read(self, chunk) -> Chunk:
         """``chunk`` when it is one the layout's schema allows, else a ContractError naming the format."""

@@ -311,7 +311,7 @@ def trained_task(dataset: Dataset, settings: Settings, name: str) -> str:
     if task != MULTICLASS_TASK and counts[dataset.labels.index(task)] in (0, counts.sum()):
         held = "no row" if counts[dataset.labels.index(task)] == 0 else "only rows"
         raise FilterkitError(f"the training file has {held} of class '{task}': nothing to tell it from", name)
-    tasks = dataset.labels if task == MULTICLASS_TASK else [task]
+    tasks = list(dataset.labels) if task == MULTICLASS_TASK else [task]
     refuse_scope_outside(settings.classifier_params, dataset.labels, tasks, name)
     return task
 

@@ -74,7 +74,7 @@ def plugins(tmp_path_factory):
     [
         ("twolabels", "scan", "its attribute 'class' declares a label twice"),
         ("twonames", "scan", "its schema declares the attribute 'x' twice"),
-        ("nolayout", "scan", "it returned a builtins.dict, expected a Layout holding a Schema"),
+        ("nolayout", "scan", "it returned a builtins.dict, expected a Layout"),
         ("intext", "reading", "row 1 of a chunk holds a builtins.int as the text of column 0 (present)"),
         ("nonetext", "reading", "row 1 of a chunk holds None as the text of column 0 (present)"),
         ("surrogate", "reading", "row 1 of a chunk holds a str UTF-8 cannot write (a lone surrogate)"),

@@ -355,9 +355,15 @@ class GuardedReader:
         """``layout`` as a scan gave it, checked where :attr:`checked` (:meth:`ReadContract.layout`)."""
         if not self.checked:
             return layout
-        from filterkit.contract import ReadContract
+        from filterkit.contract import ContractError, ReadContract
 
-        return ReadContract(self.origin, Schema("", ())).layout(layout)
+        if not isinstance(layout, Layout):
+            found = "None" if layout is None else f"a {type(layout).__module__}.{type(layout).__qualname__}"
+            raise ContractError(
+                f"{self.origin} broke the format contract during scan: it returned {found}, expected a Layout"
+            )
+        ReadContract(self.origin, Schema("", ())).layout(layout.schema, layout.header_comments)
+        return layout
 
     def _read(self, layout: Layout, chunks: Iterator[Chunk]) -> Iterator[Chunk]:
         """``chunks``, each checked against ``layout``'s schema where :attr:`checked`."""
