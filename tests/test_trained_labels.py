@@ -306,3 +306,21 @@ def test_apply_reads_a_json_lines_column_of_labels_with_a_model(run_filterkit, t
     body = lambda text: [line for line in text.splitlines() if not line.startswith(b"%")]  # noqa: E731
     assert body(applied.stdout) == body(fitted.read_bytes())
     assert b"@relation 'labelled: -C 2'" in fitted.read_bytes()
+
+
+def test_a_label_of_one_training_row_is_warned_of_as_a_class_of_one_row_is(run_filterkit, tmp_path):
+    """The label 'rare' holds one row: its fit has no inner folds (C the grid's first, no sigmoid, no cut: the margin
+    decides, whatever --svm-threshold says), which the binary train warns of and the label set's said nothing of."""
+    synthetic = REUTERS.parent / "three-labels-synthetic.arff"
+    model = tmp_path / "m.json"
+    result = run_filterkit(
+        "train", "-o", model, "--svm-c-values", "0.1,1", "--svm-threshold", "f1", synthetic, "words", "l2"
+    )
+    assert result.status == 0, result.stderr
+    warned = [line for line in result.stderr.splitlines() if "warning" in line]
+    assert warned == [
+        "filterkit: warning: label 'rare': one training row on one side, too few for inner folds: C is the grid's "
+        "first, not searched, and no Platt sigmoid or threshold was fitted (the margin's sign decides)"
+    ]
+    fitted = [entry.get("fitted", {}) for entry in json.loads(model.read_text())["classifier"]["per_label"]]
+    assert [record.get("inner_folds") for record in fitted] == [5, 5, 1] and fitted[2]["C"] == 0.1

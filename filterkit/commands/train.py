@@ -232,12 +232,21 @@ def train(ctx, input_path, words, model_path, compare, folds, seed, jobs, search
 
 
 def _warn_without_inner_folds(section: dict, progress: Progress) -> None:
-    """A warning where the final fit had no inner cross-validation (a class of one training row): its C is the
-    grid's first, unsearched, and ``platt-cv`` fitted no sigmoid (the margin's sign decides, no threshold cut)."""
+    """A warning where the final fit had no inner cross-validation (a class of one training row), and one naming
+    the labels whose fits had none (one row on one side): its C is the grid's first, unsearched, and ``platt-cv``
+    fitted no sigmoid (the margin's sign decides, no threshold cut)."""
     fitted = section.get("fitted", {})
     if fitted.get("inner_folds", 2) < 2 and section.get("search") != "flat":
         chosen = f" ({fitted['C']:g})" if isinstance(fitted.get("C"), (int, float)) else ""
         progress.warning(
             f"a class has one training row, too few for inner folds: C is the grid's first{chosen}, not searched, "
             "and no Platt sigmoid or threshold was fitted (the margin's sign decides)"
+        )
+    labels = section.get("classes", ()) if section.get("per_label") else ()
+    entries = zip(labels, section.get("per_label", ()))
+    alone = [f"'{label}'" for label, entry in entries if entry.get("fitted", {}).get("inner_folds", 2) < 2]
+    if alone:
+        progress.warning(
+            f"label {', '.join(alone)}: one training row on one side, too few for inner folds: C is the grid's "
+            "first, not searched, and no Platt sigmoid or threshold was fitted (the margin's sign decides)"
         )
