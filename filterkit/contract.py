@@ -343,10 +343,10 @@ def _same_column(given, given_index: int, result, result_index: int) -> bool:
 
 
 def _text_of(text, missing: bool) -> bool:
-    """Whether ``text`` is what a text column holds for a value ``missing`` or not: None, or a str that UTF-8
-    can write (no lone surrogate)."""
-    if missing or text is None:
-        return missing and text is None
+    """Whether ``text`` is what a text column may hold for a value ``missing`` or not: a str that UTF-8 can write (no
+    lone surrogate), or None where the value is missing."""
+    if text is None:
+        return missing
     if type(text) is not str:
         return False
     try:
@@ -380,7 +380,7 @@ class ReadContract(OutputContract):
         had written one row's class as another's, with status 0."""
         if not isinstance(schema, Schema):
             raise self._broken("scan", f"its Layout holds {_kind_of(schema)}, expected a Schema")
-        if not all(isinstance(line, str) for line in comments):
+        if not isinstance(comments, (tuple, list)) or not all(isinstance(line, str) for line in comments):
             raise self._broken("scan", "its header comments are not all texts")
         names = [attribute.name for attribute in schema.attributes]
         repeated = next((name for name, count in Counter(names).items() if count > 1), None)
@@ -402,15 +402,14 @@ class ReadContract(OutputContract):
             raise self._broken("reading", f"it read weights of shape {np.shape(chunk.weights)} for {rows} rows")
         self._check_text(chunk, rows, "reading")
         for column, texts in chunk.text.items():
-            missing = np.isnan(values[:, column].toarray().ravel() if chunk.is_sparse else values[:, column])
+            missing = np.isnan(chunk.column(column))
             wrong = next((row for row, text in enumerate(texts) if not _text_of(text, missing[row])), None)
             if wrong is not None:
                 held = "a str UTF-8 cannot write (a lone surrogate)" if type(texts[wrong]) is str else None
                 raise self._broken(
                     "reading",
                     f"row {wrong + 1} of a chunk holds {held or _kind_of(texts[wrong])} as the text of column {column} "
-                    f"({'missing' if missing[wrong] else 'present'}): a str where the value is present, None where "
-                    "it is missing",
+                    "(its value present): a str, or None where the value is missing",
                 )
         self._check_labels(chunk.csr() if chunk.is_sparse else values, "reading")
         return chunk

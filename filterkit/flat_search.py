@@ -7,7 +7,7 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from typing import Any, Callable
 
 import numpy as np
@@ -158,7 +158,7 @@ class FoldRunner:
         so that what this process holds does not grow."""
         folds = len(cuts)
         calls = [[(chain, task, train, test, folds) for train, test in cuts] for chain in chains]
-        pooled: list[Iterator] = []
+        pooled: list[Generator] = []
 
         def outcomes(number: int) -> Iterator:
             if not self.folder:
@@ -171,6 +171,7 @@ class FoldRunner:
                     for fold in range(folds)
                 ]
                 pooled.append(self.outcomes(kept_fold, every))
+                self.stack.callback(pooled[0].close)  # left early (an error): its calls not yet made are dropped
             for _ in range(folds):
                 yield next(pooled[0])
 
@@ -215,7 +216,7 @@ class FoldRunner:
                 raise outcome
             yield outcome
 
-    def outcomes(self, function: Callable, calls: list[tuple]) -> Iterator:
+    def outcomes(self, function: Callable, calls: list[tuple]) -> Generator:
         """:meth:`results` in the pool, each call's error in its result's place."""
         sent = [(self.plugins_dir, self.shipped, function, arguments, self.files) for arguments in calls]
         for result, error in self.pool.results(_in_worker, sent):

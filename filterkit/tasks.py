@@ -22,6 +22,7 @@ from filterkit.arff.tokens import one_line
 from filterkit.errors import FilterkitError
 from filterkit.labels import NamedLabels, label_names, mulan_labels, refuse_class_choice
 from filterkit.schema import Chunk, Schema, concatenate
+from filterkit.thresholds import refuse_scope_outside
 
 if TYPE_CHECKING:
     from filterkit.reports import Evaluation
@@ -139,11 +140,12 @@ def task_of(schema: Schema, settings: Settings, name: str | None = None) -> Task
     """The task of data of ``schema`` under ``settings``: a label set when it has target attributes (MEKA's
     ``-C`` in the relation name, or Mulan's XML ``settings.labels_file``), else a class's, binary or (with
     ``settings.multiclass``) multi-class; FilterkitError for a label-set option on data of a class, or ``-c`` on
-    label sets (naming the data's ``name``)."""
+    label sets, or an objective scoped to none of the labels (naming the data's ``name``)."""
     named = None if settings.labels_file is None else mulan_labels(settings.labels_file)
     targets = label_names(schema, named)
     if targets:
         refuse_class_choice(settings.class_spec, name)
+        refuse_scope_outside(settings.classifier_params, list(targets), list(targets), name)
         return Task(LABEL_SET, targets, named)
     if settings.threshold != "decision" or settings.chain_per_label:
         option = "--chain-per-label" if settings.chain_per_label else f"--threshold {settings.threshold}"

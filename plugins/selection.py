@@ -217,17 +217,18 @@ class Selector(AttributeSubset):
         """The base warnings, :func:`positive_unused`'s for a k-class metric, and one naming the options given that
         this ``--metric`` (or none) does not read (warned, not refused: a saved model may hold them)."""
         metric = self.params["metric"]
+        turns = self.params["per_class"] or self.params["per_label"]
         defaults = {option.name: option.default for option in self.options}
         ignored = []
-        for unread, reader in (
-            (SVM_OPTIONS, metric != SVM and "--metric svm"),
-            (METRIC_OPTIONS, metric is None and "a --metric"),
+        for unread, why in (
+            (SVM_OPTIONS, metric != SVM and "only --metric svm reads"),
+            (METRIC_OPTIONS, metric is None and "only a --metric reads"),
+            (("presence", "numeric_only"), metric == SVM and "--metric svm does not read"),
+            (("combine",), bool(turns) and "--per-class and --per-label (each ranking apart) do not read"),
         ):
-            given = [f"--{name.replace('_', '-')}" for name in unread if reader and self.params[name] != defaults[name]]
+            given = [f"--{name.replace('_', '-')}" for name in unread if why and self.params[name] != defaults[name]]
             if given:
-                ignored.append(
-                    f"{', '.join(given)}: only {reader} reads {'them' if len(given) > 1 else 'it'}; ignored here"
-                )
+                ignored.append(f"{', '.join(given)}: {why} {'them' if len(given) > 1 else 'it'}; ignored here")
         return super().fit_warnings() + self.positive_unused + ignored
 
     def _recorded_scores(self) -> np.ndarray:

@@ -489,10 +489,10 @@ def test_a_class_of_whole_numbers_past_two_to_the_53_is_refused_and_read_as_writ
     assert schema.attributes[-1].labels == ("9007199254740993", "9007199254740992", "1")
 
 
-def test_a_value_is_found_by_its_number_only_among_labels_that_are_all_whole_numbers(run_filterkit, tmp_path):
-    """A model's nominal {01,x,1} took ``001``, ``1.00`` and ``1e0`` of a new file for the label ``1``, status 0:
-    another spelling of a number is only found by its number where every label is a whole number written plainly
-    (the class of whole numbers of a file of documents: ``1.0`` is still its ``1``)."""
+def test_a_value_is_found_by_its_number_only_where_one_label_is_written_as_that_number(run_filterkit, tmp_path):
+    """A model's nominal {01,x,1} took ``001`` of a new file for the label ``1``, status 0, where ``01`` is that number
+    too: another spelling of a whole number is found by its number only where one label is that number (``1.0`` is
+    the ``1`` of {1,2,x}, and of the class of whole numbers of a file of documents)."""
     model = tmp_path / "m.json"
     (tmp_path / "train.csv").write_bytes(b"a,class\n01,p\nx,q\n1,p\n")
     assert run_filterkit("--save-model", model, tmp_path / "train.csv").status == 0
@@ -505,3 +505,8 @@ def test_a_value_is_found_by_its_number_only_among_labels_that_are_all_whole_num
     (tmp_path / "new.csv").write_bytes(b"t,c\nsome words,2.0\nother,01\n")
     schema, chunk = read_arff(io.BytesIO(_ok(run_filterkit, "apply", model, tmp_path / "new.csv").stdout))
     assert schema.attributes[1].labels == ("1", "2") and chunk.values[:, 1].tolist() == [1, 0]
+    (tmp_path / "mixed.csv").write_bytes(b"a,c\n1,1\n2,2\n3,x\n4,1\n")
+    assert run_filterkit("--save-model", model, tmp_path / "mixed.csv").status == 0
+    (tmp_path / "new.jsonl").write_bytes(b'{"a": 5, "c": 1.0}\n{"a": 6, "c": "x"}\n')
+    schema, chunk = read_arff(io.BytesIO(_ok(run_filterkit, "apply", model, tmp_path / "new.jsonl").stdout))
+    assert schema.attributes[1].labels == ("1", "2", "x") and chunk.values[:, 1].tolist() == [0, 2]

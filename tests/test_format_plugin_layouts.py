@@ -30,6 +30,16 @@ def reader(schema=TEXT, texts=("x y", "z"), layout=True):
     return Reader
 
 
+class Sparse(reader()):
+    def chunks(self, stream, name, layout, chunk_rows):
+        yield Chunk.from_csr(np.array([1.0]), np.array([1]), np.array([0, 0, 1]), (2, 2), {0: ["x y", "z"]})
+
+
+class EmptyWhereMissing(reader()):
+    def chunks(self, stream, name, layout, chunk_rows):
+        yield Chunk(np.array([[np.nan, 0.0], [0.0, 1.0]]), {0: ["", "z"]})
+
+
 class WithoutChunks:
     def scan(self, opened, name, options, known_schema):
         return Layout(TEXT, (), None, 2)
@@ -55,6 +65,9 @@ def register_formats(register):
         ("surrogate", reader(texts=("a\\ud800b", "z"))),
         ("nolayout", reader(layout={"rows": 2})),
         ("nochunks", WithoutChunks),
+        ("nocomments", reader(layout=Layout(TEXT, None, None, 2))),
+        ("sparse", Sparse),
+        ("emptywheremissing", EmptyWhereMissing),
     ):
         register(Format(name, made, suffixes=("." + name,)))
     for name, arguments in (("nowrite", ("stream", "schema")), ("oddarguments", ("stream", "schemas"))):
@@ -75,8 +88,9 @@ def plugins(tmp_path_factory):
         ("twolabels", "scan", "its attribute 'class' declares a label twice"),
         ("twonames", "scan", "its schema declares the attribute 'x' twice"),
         ("nolayout", "scan", "it returned a builtins.dict, expected a Layout"),
-        ("intext", "reading", "row 1 of a chunk holds a builtins.int as the text of column 0 (present)"),
-        ("nonetext", "reading", "row 1 of a chunk holds None as the text of column 0 (present)"),
+        ("nocomments", "scan", "its header comments are not all texts"),
+        ("intext", "reading", "row 1 of a chunk holds a builtins.int as the text of column 0 (its value present)"),
+        ("nonetext", "reading", "row 1 of a chunk holds None as the text of column 0 (its value present)"),
         ("surrogate", "reading", "row 1 of a chunk holds a str UTF-8 cannot write (a lone surrogate)"),
     ],
 )
@@ -105,3 +119,14 @@ def test_a_plugin_reader_or_writer_lacking_a_method_is_one_error_naming_it(run_f
     ):
         written = run_filterkit(REAL / "iris.arff", "--to", name, plugins_dir=plugins)
         assert written.status == 1 and len(written.stderr.splitlines()) == 1 and said in written.stderr
+
+
+def test_a_plugin_reader_s_sparse_chunks_and_a_text_where_a_value_is_missing_are_read(run_filterkit, tmp_path, plugins):
+    """The text check read a sparse chunk's column as a dense array's (a traceback), and refused a text ('') where
+    the value is missing, which had been written as '?'."""
+    for name, rows in (("sparse", [b"{0 'x y'}", b"{0 z,1 b}"]), ("emptywheremissing", [b"?,a", b"z,b"])):
+        given = tmp_path / f"in.{name}"
+        given.write_bytes(b"anything\n")
+        result = run_filterkit(given, plugins_dir=plugins)
+        assert result.status == 0, result.stderr
+        assert result.stdout.split(b"@data\n")[1].splitlines() == rows

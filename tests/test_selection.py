@@ -338,17 +338,20 @@ def test_chunk_size_and_row_order_do_not_change_the_selection(run_filterkit, tmp
             ["--sample: only --metric svm reads it", "--presence: only a"],
         ),
         (("select", "--metric", "svm", "--C", 2, "--seed", 1, "--sample", 0.5), []),
+        (("select", "--metric", "svm", "--presence", "--numeric-only"), ["--presence, --numeric-only: --metric svm"]),
+        (("select", "--metric", "ig", "--per-class", "--combine", "mean"), ["--combine: --per-class and --per-label"]),
         (("select", "--metric", "bns", "--presence", "--combine", "mean"), []),
     ],
 )
 def test_options_this_metric_does_not_read_are_warned_of_and_change_nothing(run_filterkit, chain, warned):
-    """--C, --sample and --seed are svm's; --presence, --combine and --numeric-only a metric's: given where nothing
-    reads them, the fit warns of them (a saved model may hold them, so they are not refused) and keeps the words it
-    keeps without them."""
+    """--C, --sample and --seed are svm's; --presence, --combine and --numeric-only a metric's (not svm's, and
+    --combine not --per-class's): given where nothing reads them, the fit warns of them (a saved model may hold them,
+    so they are not refused) and keeps the words it keeps without them."""
     result = run_filterkit(OH0, *chain, "--top", 5)
     assert result.status == 0, result.stderr
-    lines = [line for line in result.stderr.splitlines() if "reads" in line]
+    lines = [line for line in result.stderr.splitlines() if line.endswith("; ignored here")]
     assert len(lines) == len(warned) and all(text in line for text, line in zip(warned, lines))
-    plain = [word for word in chain if word not in ("--C", 5, "--seed", 3, "--sample", 0.5, "--presence")]
+    given = ("--C", 5, "--seed", 3, "--sample", 0.5, "--presence", "--numeric-only", "--combine", "mean")
+    plain = [word for word in chain if word not in given]
     if warned:
         assert without_comments(result.stdout) == without_comments(run_filterkit(OH0, *plain, "--top", 5).stdout)

@@ -80,8 +80,8 @@ def test_an_objective_for_a_label_the_data_lacks_is_one_line(run_filterkit, tmp_
     result = run_filterkit(command, *output, *FAST, "--svm-threshold", "precision@recall=0.99:wheat", REUTERS, *CHAIN)
     assert (result.status, result.stdout) == (1, b"")
     assert result.stderr == (
-        "filterkit: error: svm: --svm-threshold precision@recall=0.99:wheat: 'wheat' is not a label of the data "
-        "(grain, corn)\n"
+        f"filterkit: error: {REUTERS}: svm: --svm-threshold precision@recall=0.99:wheat: 'wheat' is not a label of "
+        "the data (grain, corn)\n"
     )
     assert not (tmp_path / "model.json").exists()
 

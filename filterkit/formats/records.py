@@ -321,22 +321,32 @@ def layout_by_name(schema: Schema, names: list[str], name: str, rows: int, what:
     return Layout(schema, (), label_codes(schema.attributes), rows, absent=absent)
 
 
-class _WholeNumberCodes(dict):
-    """The codes of a nominal attribute whose labels are all whole numbers as :func:`_whole` writes them (the class
-    of whole numbers of a file of documents): a value is found by its number too (``1.0`` is the label ``1``)."""
+class _NumberedCodes(dict):
+    """A nominal attribute's codes, and ``by_number``: the code of each number only one label is written as (``1``
+    of ``{1,2,x}``; not ``1`` of ``{01,x,1}``, which two labels are), so that ``1.0`` is found as ``1``."""
+
+    def __init__(self, labels: tuple[str, ...]):
+        super().__init__((label, code) for code, label in enumerate(labels))
+        numbered: dict[float, int | None] = {}
+        for code, label in enumerate(labels):
+            number = _label_number(label)
+            if number is not None:
+                numbered[number] = None if number in numbered else code
+        self.by_number = numbered
+
+
+def _label_number(label: str) -> float | None:
+    """The whole number a label is written as (None: no whole number)."""
+    try:
+        number = float(label)
+    except ValueError:
+        return None
+    return number if number.is_integer() else None
 
 
 def label_codes(attributes: Sequence[Attribute]) -> tuple[dict[str, int] | None, ...]:
     """Each nominal attribute's code of each label (None for the other kinds), as :func:`cell_value` reads them."""
-    return tuple(_codes(a.labels) if a.kind == NOMINAL else None for a in attributes)
-
-
-def _codes(labels: tuple[str, ...]) -> dict[str, int]:
-    """``labels``' codes, a :class:`_WholeNumberCodes` where each is a whole number written as :func:`_whole`
-    writes it (where ``01`` or ``x`` is a label, ``001`` is no label's other spelling)."""
-    codes = {label: code for code, label in enumerate(labels)}
-    whole = bool(labels) and all(re.fullmatch(r"-?[1-9][0-9]*|0", label) for label in labels)
-    return _WholeNumberCodes(codes) if whole else codes
+    return tuple(_NumberedCodes(a.labels) if a.kind == NOMINAL else None for a in attributes)
 
 
 def cell_value(
@@ -356,8 +366,8 @@ def cell_value(
         return 0.0
     assert codes is not None
     code = codes.get(text)
-    if code is None and isinstance(codes, _WholeNumberCodes) and number is not None and float(number).is_integer():
-        code = codes.get(_whole(number))
+    if code is None and isinstance(codes, _NumberedCodes) and number is not None and float(number).is_integer():
+        code = codes.by_number.get(float(number))
     if code is None:
         raise ArffError(f"value {shown(text)} is not one of the training labels of {shown(attribute.name)}")
     return code
