@@ -269,3 +269,15 @@ def test_a_wide_sparse_chunk_is_written_a_block_of_rows_at_a_time_as_the_same_by
     monkeypatch.setattr(jsonl, "_BLOCK_CELLS", rows * width)
     at_once = _peak(lambda: jsonl.JsonLinesWriter(discarded, schema, FormatOptions(None)).write(chunk))
     assert blocked * 10 < at_once, (blocked, at_once)
+
+
+@pytest.mark.parametrize("chunk_rows", CHUNK_ROWS)
+def test_an_integer_past_a_double_s_range_is_infinity_as_csv_and_arff_read_its_digits(run_filterkit, tmp_path, chunk_rows):
+    # an integer of 401 digits was an error where 1e400 (and the same digits in CSV or ARFF) read as Infinity
+    digits = "1" + "0" * 400
+    (tmp_path / "in.jsonl").write_text(f'{{"x":{digits},"c":"a"}}\n{{"x":-{digits},"c":"b"}}\n{{"x":1e400,"c":"a"}}\n')
+    (tmp_path / "in.csv").write_text(f"x,c\n{digits},a\n-{digits},b\n1e400,a\n")
+    outputs = [run_filterkit("--chunk-rows", chunk_rows, tmp_path / name) for name in ("in.jsonl", "in.csv")]
+    assert [result.status for result in outputs] == [0, 0]
+    rows = [result.stdout.split(b"@data\n")[1] for result in outputs]
+    assert rows[0] == rows[1] == b"Infinity,a\n-Infinity,b\nInfinity,a\n"

@@ -12,6 +12,7 @@ the two made from outside in tests/test_record_format.py.
 from __future__ import annotations
 
 import json
+import math
 from collections import defaultdict
 from typing import IO, Callable, Iterable, Iterator, Mapping, Sequence, cast
 
@@ -260,7 +261,7 @@ def _chunk(
         field, present = attribute.name, [record.get(attribute.name) for record in records]
         try:
             converted = column_values(present, attribute, codes[column], _no_number)
-        except TypeError:  # an object or array, which no dict of labels holds
+        except (TypeError, OverflowError):  # an object or array, which no dict of labels holds; an integer past a double
             converted = None
         if converted is None:
             converted = one_by_one(present, attribute, codes[column], numbers, name, _cell_of(field, name))
@@ -281,8 +282,8 @@ def _cell(value: object, field: str, name: str, number: int) -> Cell:
     if isinstance(value, (int, float)):
         try:
             number_value = float(value)
-        except OverflowError:
-            raise ArffError(f"the field {shown(field)} holds a number too large for a double", name, number) from None
+        except OverflowError:  # an integer past a double's range: ±Infinity, as CSV and ARFF read its digits
+            number_value = math.inf if cast(int, value) > 0 else -math.inf
         return None if number_value != number_value else (repr(value), number_value)
     if value is None:
         return None
