@@ -272,7 +272,7 @@ def test_a_wide_sparse_chunk_is_written_a_block_of_rows_at_a_time_as_the_same_by
 
 
 @pytest.mark.parametrize("chunk_rows", CHUNK_ROWS)
-def test_an_integer_past_a_double_s_range_is_infinity_as_csv_and_arff_read_its_digits(run_filterkit, tmp_path, chunk_rows):
+def test_an_integer_past_a_double_s_range_is_infinity_as_csv_reads_its_digits(run_filterkit, tmp_path, chunk_rows):
     # an integer of 401 digits was an error where 1e400 (and the same digits in CSV or ARFF) read as Infinity
     digits = "1" + "0" * 400
     (tmp_path / "in.jsonl").write_text(f'{{"x":{digits},"c":"a"}}\n{{"x":-{digits},"c":"b"}}\n{{"x":1e400,"c":"a"}}\n')
@@ -281,3 +281,20 @@ def test_an_integer_past_a_double_s_range_is_infinity_as_csv_and_arff_read_its_d
     assert [result.status for result in outputs] == [0, 0]
     rows = [result.stdout.split(b"@data\n")[1] for result in outputs]
     assert rows[0] == rows[1] == b"Infinity,a\n-Infinity,b\nInfinity,a\n"
+
+
+@pytest.mark.parametrize("chunk_rows", CHUNK_ROWS)
+def test_strings_of_a_field_given_numeric_are_read_as_csv_reads_them(run_filterkit, tmp_path, chunk_rows):
+    # a string under --numeric was "not a number" ("10" too): a field given --numeric read no string at all
+    (tmp_path / "in.jsonl").write_text(
+        '{"a":"10","c":"x"}\n{"a":" 2.5","c":"y"}\n{"a":1,"c":"y"}\n{"a":null,"c":"x"}\n'
+    )
+    (tmp_path / "in.csv").write_text('a,c\n10,x\n" 2.5",y\n1,y\n?,x\n')
+    outputs = [
+        run_filterkit("--numeric", "a", "--chunk-rows", chunk_rows, tmp_path / n) for n in ("in.jsonl", "in.csv")
+    ]
+    assert [result.status for result in outputs] == [0, 0]
+    rows = [result.stdout.split(b"@data\n")[1] for result in outputs]
+    assert rows[0] == rows[1] == b"10,x\n2.5,y\n1,y\n?,x\n"
+    (tmp_path / "in.jsonl").write_text('{"a":"10","c":"x"}\n{"a":"ten","c":"y"}\n')
+    _refused(run_filterkit, tmp_path, ("--numeric", "a", "--chunk-rows", chunk_rows, tmp_path / "in.jsonl"), 2, "'ten'")

@@ -388,3 +388,35 @@ def test_a_float_column_holding_an_infinity_is_numeric_not_a_class_of_whole_numb
     read = _filterkit(path)
     assert b"@attribute score numeric" in read and b"'a dog ran',Infinity" in read
     assert _body(read) == _body(_filterkit(records))
+
+
+@needs_pyarrow
+@pytest.mark.parametrize("chunk_rows", ["10000", "1"])
+def test_a_dictionary_column_given_numeric_reads_its_labels_as_numbers(tmp_path, chunk_rows):
+    # --numeric was ignored: a category of digits stayed nominal, as if the option had not been given
+    import pyarrow as pa
+
+    columns = {"size": pa.array(["10", "2.5", None, "10"]).dictionary_encode(), "c": pa.array(["x", "y", "x", "y"])}
+    output = _filterkit(_write(tmp_path / "d.parquet", columns), "--numeric", "size", "--chunk-rows", chunk_rows)
+    assert b"@attribute size numeric\n" in output
+    assert output.split(b"@data\n")[1] == b"10,x\n2.5,y\n?,x\n10,y\n"
+    wrong = {"size": pa.array(["10", "big"]).dictionary_encode(), "c": pa.array(["x", "y"])}
+    result = run_filterkit(_write(tmp_path / "w.parquet", wrong), "--numeric", "size", "-o", tmp_path / "out.arff")
+    assert result.status == 1 and "row 2" in result.stderr and "'big'" in result.stderr
+    assert result.stderr.count("\n") == 1 and not (tmp_path / "out.arff").exists()
+
+
+@needs_pyarrow
+@pytest.mark.parametrize("flag", ["--numeric", "--nominal", "--text"])
+def test_a_date_column_named_by_a_typing_option_is_refused_naming_both(tmp_path, flag):
+    # the option was ignored: the column stayed a date attribute
+    import datetime
+
+    import pyarrow as pa
+
+    columns = {"when": pa.array([datetime.datetime(2020, 1, 1)] * 2, pa.timestamp("ms")), "c": pa.array(["x", "y"])}
+    path = _write(tmp_path / "d.parquet", columns)
+    result = run_filterkit(path, flag, "when", "-o", tmp_path / "out.arff")
+    assert result.status == 1 and result.stderr.startswith(f"filterkit: error: {path}: ")
+    assert f"{flag} 'when'" in result.stderr and "date" in result.stderr and "Traceback" not in result.stderr
+    assert not (tmp_path / "out.arff").exists()

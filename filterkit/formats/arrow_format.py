@@ -8,10 +8,10 @@ Each column becomes an attribute, by its Arrow type:
 * strings and booleans (the labels ``true`` and ``false``) go through the typing step
   (:mod:`filterkit.formats.records`), as a JSON Lines field of strings or booleans does;
 * dictionary columns are nominal, their labels in the order the rows first use them (``--text`` reads one as
-  text);
+  text, ``--numeric`` its labels as numbers, as CSV reads a field);
 * integers, floats and decimals are numeric (NaN is missing), and go through the typing step's class rule;
 * dates and timestamps are date attributes (milliseconds since 1970 UTC, a finer timestamp truncated to the
-  millisecond);
+  millisecond; ``--text``, ``--nominal`` or ``--numeric`` naming one is an error);
 * nulls are missing; a column of any other type is an error naming it.
 """
 
@@ -95,8 +95,10 @@ class ArrowFormat:
                 for position, field in enumerate(fields)
                 if readings[position] == DATES
             }
+            _refuse_retyped_dates(names, readings, options, name)
             typing = typing_of(names, name, self.limits, options, dates)
-            read = self._observe(source, name, names, readings, typing, set(split_names(options.text)))
+            read_by_values = set(split_names(options.text)) | set(split_names(options.numeric))
+            read = self._observe(source, name, names, readings, typing, read_by_values)
             again = typing.needs_labels()
             if again:
                 typing.restart_labels(again)
@@ -113,15 +115,15 @@ class ArrowFormat:
         names: list[str],
         readings: list[str],
         typing: ColumnTyping,
-        given_text: set[str],
+        read_by_values: set[str],
     ) -> int:
         """The typing pass over every column but the dates: each dictionary column's labels in the order the
-        rows use them (declared nominal, but those ``--text`` names), the others observed by ``typing``; the
-        rows read."""
+        rows use them (declared nominal, but those ``--text`` or ``--numeric`` names, ``read_by_values``), the
+        others observed by ``typing``; the rows read."""
         dictionaries: dict[int, dict[str, None]] = {
             position: {}
             for position, reading in enumerate(readings)
-            if reading == DICTIONARY and names[position] not in given_text
+            if reading == DICTIONARY and names[position] not in read_by_values
         }
         observed = [position for position, reading in enumerate(readings) if reading != DATES]
         read = 0
@@ -184,6 +186,19 @@ class ArrowFormat:
                     values[:, column] = _values(array, attribute, codes[column], name, first_row)
             first_row += batch.num_rows
             yield Chunk(values, texts)
+
+
+def _refuse_retyped_dates(names: list[str], readings: list[str], options: FormatOptions, name: str) -> None:
+    """An error for a date or timestamp column that ``--text``, ``--nominal`` or ``--numeric`` names: its type
+    makes it a date attribute, which the option would have silently left as it was."""
+    for flag, given in (("--text", options.text), ("--nominal", options.nominal), ("--numeric", options.numeric)):
+        for column_name in split_names(given):
+            if column_name in names and readings[names.index(column_name)] == DATES:
+                raise ArffError(
+                    f"{flag} {shown(column_name)} names a date column (a date or timestamp type), which is read as a "
+                    "date attribute: leave it out of the option",
+                    name,
+                )
 
 
 def _reading(field: pa.Field, name: str) -> str:

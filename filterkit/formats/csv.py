@@ -31,7 +31,7 @@ from typing import IO, Iterator, NamedTuple, Sequence, cast, overload
 import numpy as np
 
 from filterkit import kernels
-from filterkit.arff.reader import JAVA_BLANKS, NumberedLines, parse_number
+from filterkit.arff.reader import JAVA_BLANKS, NumberedLines
 from filterkit.arff.tokens import unescape
 from filterkit.errors import ArffError, FilterkitError
 from filterkit.formats import FormatOptions, Layout, Reopen, relation_of
@@ -47,6 +47,7 @@ from filterkit.formats.records import (
     labelled_schema,
     layout_by_name,
     named_positions,
+    number_in,
     one_by_one,
     repeated_name,
     split_names,
@@ -295,7 +296,7 @@ def _chunk(columns: list[list], numbers: list[int], attributes, codes: tuple, na
     values = np.empty((len(numbers), len(attributes)))
     texts: dict[int, list] = {}
     for column, (attribute, present) in enumerate(zip(attributes, columns)):
-        converted = column_values(present, attribute, codes[column], _number)
+        converted = column_values(present, attribute, codes[column], number_in)
         if converted is None:
             converted = one_by_one(present, attribute, codes[column], numbers, name, _cell)
         values[:, column], text = converted
@@ -326,7 +327,7 @@ class _Group:
         """A column's distinct present values (``(text, number or None)``, in the order they first appear)
         and how many rows hold one."""
         texts = [text for text in self.columns[column] if text is not None]
-        return [(text, _number(text)) for text in dict.fromkeys(texts)], len(texts)
+        return [(text, number_in(text)) for text in dict.fromkeys(texts)], len(texts)
 
     def chunk(self, attributes, codes: tuple, positions: tuple | None, numbers: list[int], name: str) -> Chunk:
         """The chunk of the rows: the file's column at each attribute's position (None: missing)."""
@@ -377,7 +378,7 @@ class _Cut:
             texts.append(text)
             kind &= _KIND
             number = float(self.numbers.flat[cell]) if kind == _NUMBER else None
-            numbers.append(_number(text) if kind == _MAYBE else number)
+            numbers.append(number_in(text) if kind == _MAYBE else number)
         known = self._distinct[column] = np.frombuffer(ids, np.int32), texts, numbers
         return known
 
@@ -711,20 +712,6 @@ def reads_missing(text: str, quoted: bool) -> bool:
     return not quoted and text.strip(BLANKS) in ("", "?")
 
 
-#: A character no text that Java's ``Double.valueOf`` reads holds (so a document is no number at a glance).
-_NOT_IN_A_NUMBER = re.compile(r"[^0-9a-fA-FxXpPNIinty.+\-\x00-\x20]")
-
-
 def _cell(text: str, number: int) -> tuple[str, float | None]:
     """A present value as the typing step sees it (``number``: its line, which CSV does not need)."""
-    return text, _number(text)
-
-
-def _number(text: str) -> float | None:
-    """The number a value reads as (Java's ``Double.valueOf``), None for any other value."""
-    if _NOT_IN_A_NUMBER.search(text) is not None:
-        return None
-    try:
-        return parse_number(text)
-    except ArffError:
-        return None
+    return text, number_in(text)

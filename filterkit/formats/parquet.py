@@ -7,7 +7,8 @@ Each column becomes an attribute, by its Parquet type:
   typing step (:mod:`filterkit.formats.records`), as a JSON Lines field of strings or booleans does: a
   column of documents is text, one of labels nominal (a string column of digits is nominal, not numeric);
 * dictionary columns (a pandas ``category``) are nominal, their labels in the order the rows first use
-  them, whatever each row group's dictionary holds (``--text`` reads one as text);
+  them, whatever each row group's dictionary holds (``--text`` reads one as text,
+  ``--numeric`` its labels as numbers);
 * integers, floats and decimals are numeric (NaN is missing), and go through the typing step's class rule:
   in a file with a text column the class column of whole numbers (a Hugging Face export's ``label``) is
   nominal;

@@ -261,7 +261,7 @@ def _chunk(
         field, present = attribute.name, [record.get(attribute.name) for record in records]
         try:
             converted = column_values(present, attribute, codes[column], _no_number)
-        except (TypeError, OverflowError):  # an object or array, which no dict of labels holds; an integer past a double
+        except (TypeError, OverflowError):  # an object or array (no dict of labels holds one); an integer past a double
             converted = None
         if converted is None:
             converted = one_by_one(present, attribute, codes[column], numbers, name, _cell_of(field, name))

@@ -30,6 +30,7 @@ from typing import IO, Any, Callable, Iterable, Iterator, NamedTuple, Sequence, 
 
 import numpy as np
 
+from filterkit.arff.reader import parse_number
 from filterkit.errors import ArffError, FilterkitError
 from filterkit.formats import Layout
 from filterkit.labels import LABEL_VALUES, meka_label_count, with_meka_label_count
@@ -349,6 +350,20 @@ def label_codes(attributes: Sequence[Attribute]) -> tuple[dict[str, int] | None,
     return tuple(_NumberedCodes(a.labels) if a.kind == NOMINAL else None for a in attributes)
 
 
+#: A character no text that Java's ``Double.valueOf`` reads holds (so a document is no number at a glance).
+_NOT_IN_A_NUMBER = re.compile(r"[^0-9a-fA-FxXpPNIinty.+\-\x00-\x20]")
+
+
+def number_in(text: str) -> float | None:
+    """The number a text reads as (Java's ``Double.valueOf``, as CSV reads a field), None for any other text."""
+    if _NOT_IN_A_NUMBER.search(text) is not None:
+        return None
+    try:
+        return parse_number(text)
+    except ArffError:
+        return None
+
+
 def cell_value(
     text: str, number: float | None, attribute: Attribute, codes: dict[str, int] | None, texts: list | None, row: int
 ) -> float:
@@ -357,6 +372,8 @@ def cell_value(
     attribute cannot hold (to be located by the caller)."""
     kind = attribute.kind
     if kind == NUMERIC:
+        if number is None:  # a typed format's text (JSON's or Parquet's string) under --numeric: read as CSV reads it
+            number = number_in(text)
         if number is None:
             raise ArffError(f"value {shown(text)} of {shown(attribute.name)} is not a number")
         return number
