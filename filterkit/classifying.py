@@ -182,3 +182,29 @@ def feature_names(schema: Schema, left_out) -> list[str]:
     attributes = [a for i, a in enumerate(schema.attributes) if i not in skipped]
     numeric = [a.name for a in attributes if a.is_numeric]
     return numeric + [f"{a.name}={label}" for a in attributes if a.kind == NOMINAL for label in a.labels]
+
+
+#: What a fit without inner cross-validation (a class, or a label's side, of one training row) gave up.
+NO_INNER_FOLDS = (
+    "too few for inner folds: C is the grid's first, not searched, and no Platt sigmoid or threshold was fitted "
+    "(the margin's sign decides)"
+)
+
+
+def without_inner_folds(described: object) -> bool:
+    """Whether a fitted classifier's ``describe()`` says its fit had no inner cross-validation (``inner_folds`` below
+    2: a class, or a label's side, of one training row)."""
+    folds = described.get("inner_folds") if isinstance(described, dict) else None
+    return isinstance(folds, int) and folds < 2
+
+
+def fit_warnings(described: object) -> list[str]:
+    """The warnings a fitted classifier's ``describe()`` calls for: a fit without inner folds."""
+    return [f"a class has one training row, {NO_INNER_FOLDS}"] if without_inner_folds(described) else []
+
+
+def labels_without_inner_folds(labels, described) -> list[str]:
+    """The warning naming the labels whose fitted classifiers' ``describe()`` records (``described``, in the order of
+    ``labels``) say they had no inner folds (one training row on one side), if any."""
+    alone = [f"'{label}'" for label, fit in zip(labels, described) if without_inner_folds(fit)]
+    return [f"label {', '.join(alone)}: one training row on one side, {NO_INNER_FOLDS}"] if alone else []

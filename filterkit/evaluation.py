@@ -19,7 +19,7 @@ from typing import Any, Callable
 import numpy as np
 
 from filterkit.arff.reader import DEFAULT_CHUNK_ROWS
-from filterkit.classifying import CheckedClassifier, fitted_features, refuse_featureless_chain
+from filterkit.classifying import CheckedClassifier, fit_warnings, fitted_features, refuse_featureless_chain
 from filterkit.costs import cut_by_costs, cut_task_by_costs, refuse_unfitting_costs, total_cost
 from filterkit.errors import FilterkitError
 from filterkit.evaluation_targets import target_fits
@@ -375,8 +375,9 @@ def evaluate_fold(
     result.update(truth=truth, scores=scores, decisions=decisions)
     if label_pulls:
         result[FOLD_RECORD] = fold_pulls(call, fitted, rows[1][0], truth, label_pulls)
-    if fitted.warnings:
-        result[CHAIN_WARNINGS] = list(fitted.warnings)
+    warnings = [*fitted.warnings, *fit_warnings(result["classifier"])]
+    if warnings:
+        result[CHAIN_WARNINGS] = warnings
     return result
 
 

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from filterkit.classifying import CheckedClassifier, feature_names, fitted_features
+from filterkit.classifying import CheckedClassifier, feature_names, fitted_features, labels_without_inner_folds
 from filterkit.errors import FilterkitError
 from filterkit.label_issues import FOLD_RECORD, label_set_pulls
 from filterkit.labels import NamedLabels, label_positions
@@ -177,6 +177,7 @@ def label_fold(
         seen.append((test_features, names_of))
     fits = _cut_together(fits, truth, dataset.labels, [test_features for test_features, _ in seen])
     scores, decisions, described, calls = zip(*fits)
+    warnings += labels_without_inner_folds(dataset.labels, described)
     if settings.threshold == "pcut":
         threshold = pcut_threshold([train_scores for train_scores, _ in scores], truth)
         decisions = tuple(

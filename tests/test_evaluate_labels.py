@@ -325,3 +325,18 @@ def test_plot_of_label_sets_is_refused_before_any_row_is_read(tmp_path, run_filt
     assert result.stderr.splitlines() == [
         "filterkit: error: --plot draws learning curves, which multi-label data has not: use --report"
     ]
+
+
+def test_a_label_of_one_training_row_is_warned_of_as_train_warns_of_it(run_filterkit, tmp_path):
+    """evaluate --test fits each label as train does, and said nothing of the label 'rare' (one row) whose fit had no
+    inner folds; train warned of it."""
+    synthetic = DATA / "three-labels-synthetic.arff"
+    test = tmp_path / "test.arff"
+    test.write_text(synthetic.read_text())
+    result = run_filterkit("evaluate", "--svm-c-values", "0.1,1", "--test", test, synthetic, "words", "l2")
+    assert result.status == 0, result.stderr
+    warned = [line for line in result.stderr.splitlines() if "warning" in line]
+    assert len(warned) == 1 and warned[0].endswith(
+        "label 'rare': one training row on one side, too few for inner folds: C is the grid's first, not searched, "
+        "and no Platt sigmoid or threshold was fitted (the margin's sign decides)"
+    )

@@ -219,3 +219,30 @@ def test_the_report_and_multiclass_table_of_a_test_file_give_mcnemar_and_no_test
     assert "corrected t-test" not in page
     table = run_filterkit("evaluate", "-q", "--multiclass", *arguments).stdout.decode()
     assert "McNemar, task (all classes):" in table and "folds won/tied/lost" not in table
+
+
+NO_INNER_FOLDS = (
+    "too few for inner folds: C is the grid's first, not searched, and no Platt sigmoid or threshold was fitted "
+    "(the margin's sign decides)"
+)
+
+
+@pytest.mark.parametrize(
+    "task, where", [(("--multiclass",), "task (all classes)"), (("--positive", "b"), "task b")], ids=["all", "b"]
+)
+def test_a_class_of_one_training_row_is_warned_of_as_train_warns_of_it(run_filterkit, tmp_path, task, where):
+    """evaluate --test fits as train fits, and said nothing where a class of one row left the fit without inner
+    folds (C the grid's first, no sigmoid): train warned of it."""
+    train = tmp_path / "tiny.arff"
+    train.write_text('@relation r\n@attribute Text string\n@attribute c {a,b}\n@data\n"x y",a\n"y z",a\n"x",b\n')
+    test = tmp_path / "test.arff"
+    test.write_text('@relation r\n@attribute Text string\n@attribute c {a,b}\n@data\n"x z",a\n"y",a\n"x",b\n"z y",b\n')
+    result = run_filterkit("evaluate", *task, "--svm-c-values", "0.1,1", "--test", test, train, "words", "l2")
+    assert result.status == 0, result.stderr
+    warned = [line for line in result.stderr.splitlines() if "warning" in line]
+    one_row = f"a class has one training row, {NO_INNER_FOLDS}"
+    assert warned == [f"filterkit: warning: {where}, fold 1, chain 'words l2': {one_row}"]
+    more = tmp_path / "more.arff"
+    more.write_text(test.read_text())
+    plenty = run_filterkit("evaluate", *task, "--svm-c-values", "0.1,1", "--test", test, more, "words", "l2")
+    assert plenty.status == 0 and "warning" not in plenty.stderr

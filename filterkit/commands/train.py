@@ -8,6 +8,7 @@ import sys
 import click
 
 from filterkit.arff.tokens import one_line
+from filterkit.classifying import labels_without_inner_folds
 from filterkit.commands.context import plugin_loader
 from filterkit.commands.evaluate import (
     JOBS_DEFAULT,
@@ -243,10 +244,6 @@ def _warn_without_inner_folds(section: dict, progress: Progress) -> None:
             "and no Platt sigmoid or threshold was fitted (the margin's sign decides)"
         )
     labels = section.get("classes", ()) if section.get("per_label") else ()
-    entries = zip(labels, section.get("per_label", ()))
-    alone = [f"'{label}'" for label, entry in entries if entry.get("fitted", {}).get("inner_folds", 2) < 2]
-    if alone:
-        progress.warning(
-            f"label {', '.join(alone)}: one training row on one side, too few for inner folds: C is the grid's "
-            "first, not searched, and no Platt sigmoid or threshold was fitted (the margin's sign decides)"
-        )
+    fits = [entry.get("fitted") for entry in section.get("per_label", ())]
+    for warning in labels_without_inner_folds(labels, fits):
+        progress.warning(warning)
