@@ -188,7 +188,7 @@ class FilterkitTransformer(TransformerMixin, BaseEstimator):
             self.input_schema_ = schema
             self.class_labels_ = labels
             self.label_names_ = names
-            self._keep_fitted(chain)
+            self._keep_fitted(chain, rows.shape[0])
         except BaseException:
             if kept is not None:
                 kept.close()
@@ -278,11 +278,21 @@ class FilterkitTransformer(TransformerMixin, BaseEstimator):
         )
         return self
 
-    def _keep_fitted(self, chain: Chain) -> None:
-        """Keep the fitted stage of ``chain``, the statistics it was fitted from (None where the stage cannot
-        save them: then partial_fit says so) and its scores."""
-        stage = self.stage_ = chain.stages[0]
-        self.statistics_ = None
+    def _refuse_no_feature(self, stage: Stage, n_samples: int | None) -> None:
+        """ValueError where the fitted ``stage`` leaves X no column, the targets aside (as scikit-learn's
+        VarianceThreshold refuses to): zero columns are no feature set (``n_samples``: the rows fitted)."""
+        targets = self.input_schema_.attributes[len(self._fitted_feature_names()) :]
+        output = stage.output_schema()
+        if not len(_without(output, targets) if targets else output.attributes):
+            one = " (X holds one sample)" if n_samples == 1 else ""
+            raise ValueError(f"{type(self).__name__}: stage '{stage.name}' leaves X no feature{one}")
+
+    def _keep_fitted(self, chain: Chain, n_samples: int | None = None) -> None:
+        """Keep the fitted stage of ``chain`` (fitted on ``n_samples`` rows, where known), the statistics it was
+        fitted from (None where the stage cannot save them: then partial_fit says so) and its scores."""
+        stage = chain.stages[0]
+        self._refuse_no_feature(stage, n_samples)
+        self.stage_, self.statistics_ = stage, None
         if chain.kept_statistics:
             try:
                 self.statistics_ = saved_statistics(stage, chain.kept_statistics[0])

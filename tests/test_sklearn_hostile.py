@@ -249,3 +249,31 @@ def test_a_transformer_fitted_without_y_on_a_nominal_last_column_unpickles_as_fi
         assert list(restored.get_feature_names_out()) == list(fitted.get_feature_names_out())
         np.testing.assert_array_equal(restored.transform(frame), fitted.transform(frame))
     assert list(KeepAttributes(range="1").fit(frame).get_feature_names_out()) == ["a"]
+
+
+@pytest.mark.parametrize("y", [None, np.array(["a", "b"] * 3)], ids=["unlabelled", "labelled"])
+def test_a_stage_that_keeps_no_feature_but_the_class_is_refused_with_y_as_without(y):
+    # with y the class was kept and left out of X: a transform of zero columns, where without y it was an error
+    from filterkit.sklearn import transformer_for
+
+    X = np.arange(18.0).reshape(6, 3)
+    keep = transformer_for("keep")(type="nominal")
+    with pytest.raises(ValueError, match="KeepAttributes: stage 'keep' (would leave|leaves X) no"):
+        keep.fit(X, y)
+    assert transformer_for("keep")(type="numeric").fit(X, y).transform(X).shape == (6, 3)
+
+
+def test_a_stage_that_keeps_no_feature_of_its_rows_is_refused_as_variance_threshold_refuses():
+    # remove-useless on constant columns gave a transform of zero columns, with y or without
+    from sklearn.feature_selection import VarianceThreshold
+
+    from filterkit.sklearn import transformer_for
+
+    constant = np.ones((5, 3))
+    with pytest.raises(ValueError, match="No feature in X"):
+        VarianceThreshold().fit(constant)
+    for y in (None, np.array(["a", "b", "a", "b", "a"])):
+        with pytest.raises(ValueError, match="RemoveUseless: stage 'remove-useless' leaves X no feature$"):
+            transformer_for("remove-useless")().fit(constant, y)
+        with pytest.raises(ValueError, match=r"leaves X no feature \(X holds one sample\)"):
+            transformer_for("remove-useless")().fit(constant[:1], None if y is None else y[:1])
