@@ -87,6 +87,12 @@ def fraction_text(value: float) -> str:
     return short if float(short) == value else repr(float(value))
 
 
+def fraction_width(rows) -> int:
+    """The width of a table's ``train`` column: its head's, or the widest of ``rows``' fractions (a long one had
+    pushed its row's measures right of their heads)."""
+    return max(5, *(len(fraction_text(row["train_fraction"])) for row in rows))
+
+
 def table(document: dict, per_task: bool = False) -> str:
     """The plain-text table ``evaluate`` prints: one row per chain (and fraction), macro-averaged over tasks
     (``per_task``: also one row per task); then, when the document has them, the spread over repeats, the
@@ -292,12 +298,14 @@ def _measure_lines(
     and noted in ``notes``) and, over several repeats, a line of each row's standard deviation across the
     repeats' means."""
 
+    train = fraction_width(rows)
+
     def line(name: str, row: dict, cells) -> str:
-        return f"{name:<{width}}  {fraction_text(row['train_fraction']):>5}  " + "  ".join(
+        return f"{name:<{width}}  {fraction_text(row['train_fraction']):>{train}}  " + "  ".join(
             f"{c:>{cell}}" for c in cells
         )
 
-    lines = [f"{'chain':<{width}}  {'train':>5}  " + "  ".join(f"{label:>{cell}}" for label in labels.values())]
+    lines = [f"{'chain':<{width}}  {'train':>{train}}  " + "  ".join(f"{label:>{cell}}" for label in labels.values())]
     lines += [
         line(name, row, [_marked(document, row, m, label, notes) for m, label in labels.items()])
         for name, row in zip(names, rows)
@@ -332,13 +340,13 @@ def _cost_lines(document: dict) -> list[str]:
     costed = _costed(document)
     if not costed:
         return []
-    width = max(len("chain"), *(len(name) for name, _ in costed))
+    width, train = max(len("chain"), *(len(name) for name, _ in costed)), fraction_width(cost for _, cost in costed)
     lines = [
         "cost of the held-out decisions (svm --svm-costs):",
-        f"{'chain':<{width}}  {'train':>5}  {'Total Cost':>12}  {'Average Cost':>12}  {'rows':>7}",
+        f"{'chain':<{width}}  {'train':>{train}}  {'Total Cost':>12}  {'Average Cost':>12}  {'rows':>7}",
     ]
     lines += [
-        f"{name:<{width}}  {fraction_text(cost['train_fraction']):>5}  {cost['total']:>12.10g}  "
+        f"{name:<{width}}  {fraction_text(cost['train_fraction']):>{train}}  {cost['total']:>12.10g}  "
         f"{cost['average']:>12.4f}  {cost['rows']:>7}"
         for name, cost in costed
     ]
@@ -348,16 +356,16 @@ def _cost_lines(document: dict) -> list[str]:
 def _breakeven_lines(document: dict, names: list[str], rows: list[dict], width: int, notes: list[str]) -> list[str]:
     """The table's lines of ``--stats``: each row's break-even point (marked as :func:`_marked`) and, over
     several tasks, micro-averages."""
-    micro = any("micro" in row for row in rows)
+    micro, train = any("micro" in row for row in rows), fraction_width(rows)
     lines = [
-        f"{'':<{width}}  {'train':>5}  {'BEP':>6}"
+        f"{'':<{width}}  {'train':>{train}}  {'BEP':>6}"
         + (f"  {'microF1':>7}  {'microP':>6}  {'microR':>6}" if micro else "")
     ]
     for name, row in zip(names, rows):
         pooled = row.get("micro", {})
         cells = f"  {_cell(pooled.get('f1')):>7}  {_cell(pooled.get('precision'))}  {_cell(pooled.get('recall'))}"
         lines.append(
-            f"{name:<{width}}  {fraction_text(row['train_fraction']):>5}  "
+            f"{name:<{width}}  {fraction_text(row['train_fraction']):>{train}}  "
             f"{_marked(document, row, 'breakeven', 'BEP', notes):>6}" + (cells if micro else "")
         )
     return lines

@@ -546,3 +546,7 @@ def test_a_learning_curve_of_fractions_that_round_alike_names_each(run_filterkit
         "evaluate", "-q", "--each-class", "--folds", "3", "--train-fraction", "0.8888881,0.8888882", IRIS, "minmax"
     )
     assert table.status == 0 and b"0.8888881" in table.stdout and b"0.8888882" in table.stdout
+    # the fractions' text wider than the column had pushed their rows' measures right of the heads'
+    head, *rows = table.stdout.decode().splitlines()[1:4]
+    assert head.split()[:2] == ["chain", "train"] and [row.split()[1] for row in rows] == ["0.8888881", "0.8888882"]
+    assert {len(head), *(len(row) for row in rows)} == {len(head)}
