@@ -313,7 +313,8 @@ def test_a_model_predict_would_not_load_is_not_exported(folder):
     path = hostile_model(model, folder, ["\udcff"])
     result = run_filterkit("export", path, "--c", folder / "surrogate.c")
     assert result.status == 1 and "not a filterkit model" in result.stderr
-    assert "(of text: no lone surrogate)" in result.stderr and "UnicodeEncodeError" not in result.stderr
+    assert "stages[0].state.words[0] holds a lone surrogate" in result.stderr
+    assert "UnicodeEncodeError" not in result.stderr
     assert not (folder / "surrogate.c").exists()
 
 

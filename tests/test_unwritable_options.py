@@ -18,6 +18,7 @@ from chain_helpers import REAL, read_bytes
 from filterkit.partitions import cut_at_line_ends
 
 IRIS = REAL / "iris.arff"
+GRAIN_MODEL = REAL.parent / "models" / "trained-grain.json"
 #: A byte that is no UTF-8 text, as a command-line argument (subprocess writes it back as the byte).
 NOT_UTF8 = os.fsdecode(b"\xff")
 
@@ -62,7 +63,29 @@ def test_a_model_string_with_a_lone_surrogate_is_refused(run_filterkit, tmp_path
     saved = json.loads(model.read_text())
     saved["stages"][0]["params"]["regex"] = "petal\ud800"
     model.write_text(json.dumps(saved))  # ensure_ascii: the surrogate is written "\ud800"
-    one_error_line(run_filterkit("apply", model, IRIS), "not a filterkit model", "option --regex", "not UTF-8 text")
+    one_error_line(run_filterkit("apply", model, IRIS), "not a filterkit model", "stages[0].params.regex", "no UTF-8")
+
+
+@pytest.mark.parametrize(
+    "command", [("predict",), ("explain",), ("export", "--onnx", "{out}"), ("export", "--c", "{out}")]
+)
+@pytest.mark.parametrize("field", ["labels", "relation"])
+def test_a_trained_model_s_text_with_a_lone_surrogate_is_refused_at_loading(run_filterkit, tmp_path, command, field):
+    # a label holding one loaded: predict crashed writing it (on the rows given that label only), export --onnx
+    # crashed, export --c wrote bytes that are no UTF-8, explain printed it escaped
+    edited, out, rows = tmp_path / "edited.json", tmp_path / "out", tmp_path / "rows.jsonl"
+    saved = json.loads(GRAIN_MODEL.read_text())
+    if field == "labels":
+        saved["input_schema"]["attributes"][1]["labels"][0] = "0\udc80"  # the label of the empty document
+    else:
+        saved["input_schema"]["relation"] += "\udc80"
+    edited.write_text(json.dumps(saved))  # ensure_ascii: the surrogate is written "\udc80"
+    where = "attributes[1].labels[0]" if field == "labels" else "input_schema.relation"
+    rows.write_text('{"Text": "wheat"}\n{"Text": ""}\n')
+    argv = [out if word == "{out}" else word for word in command]
+    result = run_filterkit(*argv[:1], edited, *([] if argv[0] == "export" else [rows]), *argv[1:])
+    one_error_line(result, f"{edited}: not a filterkit model", where, "lone surrogate")
+    assert not out.exists()
 
 
 def test_a_model_file_name_that_is_not_utf8_is_escaped_in_the_provenance(filterkit_script, tmp_path):
