@@ -149,7 +149,8 @@ def test_a_word_kept_only_now_that_old_documents_hold_is_refused_naming_it(run_f
     result = run_filterkit("update", "-q", tmp_path / "first.json", more, "-o", tmp_path / "updated.json")
     assert result.status == 1 and not (tmp_path / "updated.json").exists()
     assert result.stderr.startswith(
-        "filterkit: error: stage 2 'shape' cannot be updated exactly: stage 1 'words' now writes '"
+        f"filterkit: error: {tmp_path / 'first.json'}: stage 2 'shape' cannot be updated exactly: stage 1 'words' "
+        "now writes '"
     )
     assert "which the old rows may hold but stage 2 never counted in them" in result.stderr
     assert len(result.stderr.splitlines()) == 1
@@ -210,7 +211,8 @@ def test_a_word_renamed_otherwise_after_the_update_is_refused_naming_the_rename(
     result = run_filterkit("update", "-q", tmp_path / "first.json", more, "-o", tmp_path / "updated.json")
     assert result.status == 1 and not (tmp_path / "updated.json").exists()
     assert result.stderr == (
-        "filterkit: error: stage 2 'shape' cannot be updated exactly: it learned from what stage 1 'words' wrote "
+        f"filterkit: error: {tmp_path / 'first.json'}: "
+        "stage 2 'shape' cannot be updated exactly: it learned from what stage 1 'words' wrote "
         "for the old rows, and stage 1 names the word 'label' 'label_2' now, where it named it 'label_1'; the old "
         "rows are not in the model: refit the chain on all the rows\n"
     )
@@ -239,7 +241,7 @@ def test_a_stage_learning_from_values_the_update_changes_is_refused(run_filterki
     fitted(run_filterkit, tmp_path / "first.json", first, chain)
     result = run_filterkit("update", "-q", tmp_path / "first.json", more, "-o", tmp_path / "updated.json")
     assert result.status == 1 and not (tmp_path / "updated.json").exists()
-    assert result.stderr.startswith(f"filterkit: error: {refused}")
+    assert result.stderr.startswith(f"filterkit: error: {tmp_path / 'first.json'}: {refused}")
     assert result.stderr.endswith("refit the chain on all the rows\n") and len(result.stderr.splitlines()) == 1
 
 
@@ -248,7 +250,8 @@ def test_an_attribute_kept_only_now_before_a_learning_stage_is_refused(run_filte
     fitted(run_filterkit, tmp_path / "first.json", first, ["remove-useless", "select", "--metric", "ig", "--top", "2"])
     result = run_filterkit("update", "-q", tmp_path / "first.json", more, "-o", tmp_path / "updated.json")
     assert result.stderr == (
-        "filterkit: error: stage 2 'select' cannot be updated exactly: stage 1 'remove-useless' now writes 'c', "
+        f"filterkit: error: {tmp_path / 'first.json'}: "
+        "stage 2 'select' cannot be updated exactly: stage 1 'remove-useless' now writes 'c', "
         "which the old rows may hold but stage 2 never counted in them: refit the chain on all the rows\n"
     )
 
@@ -259,7 +262,8 @@ def test_a_scaler_before_a_learning_stage_is_refused(run_filterkit, tmp_path):
     result = run_filterkit("update", "-q", tmp_path / "first.json", more, "-o", tmp_path / "updated.json")
     assert result.status == 1
     assert result.stderr == (
-        "filterkit: error: stage 2 'select' cannot be updated exactly: it learned from what stage 1 'minmax' wrote "
+        f"filterkit: error: {tmp_path / 'first.json'}: "
+        "stage 2 'select' cannot be updated exactly: it learned from what stage 1 'minmax' wrote "
         "for the old rows, and stage 1 writes other values once refitted on more rows; the old rows are not in the "
         "model: refit the chain on all the rows\n"
     )
