@@ -81,8 +81,8 @@ def _label_cut(settings: dict) -> str:
 
 
 def fraction_text(value: float) -> str:
-    """A training fraction (or a curve's value) as ``%g`` writes it, or every digit where ``%g`` would round it:
-    --train-fraction 0.1234561,0.1234562 are two rows, not two of "0.123456"."""
+    """A training fraction (or a curve's value, or a total cost) as ``%g`` writes it, or every digit where ``%g``
+    would round it: --train-fraction 0.1234561,0.1234562 are two rows, not two of "0.123456"."""
     short = f"{value:g}"
     return short if float(short) == value else repr(float(value))
 
@@ -346,7 +346,7 @@ def _cost_lines(document: dict) -> list[str]:
         f"{'chain':<{width}}  {'train':>{train}}  {'Total Cost':>12}  {'Average Cost':>12}  {'rows':>7}",
     ]
     lines += [
-        f"{name:<{width}}  {fraction_text(cost['train_fraction']):>{train}}  {cost['total']:>12.10g}  "
+        f"{name:<{width}}  {fraction_text(cost['train_fraction']):>{train}}  {fraction_text(cost['total']):>12}  "
         f"{cost['average']:>12.4f}  {cost['rows']:>7}"
         for name, cost in costed
     ]
@@ -603,7 +603,12 @@ def _results_html(document: dict, per_task: bool) -> str:
             _html_table(
                 ["chain", "train", "Total Cost", "Average Cost", "rows"],
                 [
-                    [name, fraction_text(cost["train_fraction"]), f"{cost['total']:.10g}", f"{cost['average']:.4f}"]
+                    [
+                        name,
+                        fraction_text(cost["train_fraction"]),
+                        fraction_text(cost["total"]),
+                        f"{cost['average']:.4f}",
+                    ]
                     + [str(cost["rows"])]
                     for name, cost in costed
                 ],

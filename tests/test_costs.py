@@ -621,3 +621,19 @@ def test_a_saved_cost_matrix_of_strings_or_booleans_is_refused(run_filterkit, tm
     model.write_text(json.dumps(document))
     refused = run_filterkit("predict", model, REAL / "iris.arff")
     assert refused.status == 1 and "svm: 'cost_matrix' is not an array of numbers" in refused.stderr
+
+
+def test_the_table_prints_the_total_cost_exactly_as_json_holds_it(run_filterkit, tmp_path):
+    # %.10g wrote a total of 1e12 + 20 as 1e+12, beside an average of 10000000000.2 over 100 rows
+    two = tmp_path / "two.arff"
+    lines = (REAL / "iris.arff").read_text().replace("{Iris-setosa,", "{").splitlines()
+    two.write_text("\n".join(line for line in lines if "setosa" not in line))
+    costs = tmp_path / "big.cost"
+    costs.write_text("2 2\n0 1e12\n5 0\n")
+    argv = ("evaluate", "-q", "--folds", "3", "--svm-c-values", "0.1,1", "--svm-costs", costs)
+    document = json.loads(run_filterkit(*argv, "--json", two, "minmax").stdout)
+    total = document["costs"]["total"]
+    assert total != float(f"{total:.10g}")  # a total %.10g rounds
+    table = run_filterkit(*argv, two, "minmax").stdout.decode()
+    line = table.split("Average Cost")[1].splitlines()[1]
+    assert float(line.split()[2]) == total
