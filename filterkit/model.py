@@ -19,7 +19,6 @@ import binascii
 import json
 import math
 import os
-import re
 import zipfile
 from contextlib import contextmanager
 from pathlib import Path
@@ -34,7 +33,7 @@ from filterkit.outputs import checked_output, staged_output
 from filterkit.plugins import BUILT_IN_DISTRIBUTION, Registry
 from filterkit.runner import Chain, guarded
 from filterkit.schema import DATE, NOMINAL, NUMERIC, RELATIONAL, STRING, Attribute, Schema
-from filterkit.text import shown
+from filterkit.text import SURROGATE_ESCAPE, shown, unwritable_text_at
 from filterkit.version import __version__
 
 #: The format this filterkit writes: one JSON file, its arrays inside it.
@@ -314,8 +313,9 @@ def _read_document(path) -> dict:
         raise NotAModel("its JSON is nested too deeply") from None
     except ValueError:  # a whole number beyond Python's int-string conversion limit (4,300 digits)
         raise NotAModel("its JSON holds a whole number of too many digits") from None
-    if _SURROGATE_ESCAPE.search(text) is not None:
-        _refuse_lone_surrogates(document)
+    unwritable = unwritable_text_at(document) if SURROGATE_ESCAPE.search(text) is not None else None
+    if unwritable is not None:
+        raise NotAModel(f"its text at {unwritable} holds a lone surrogate, which is no UTF-8 text")
     if not isinstance(document, dict) or "format_version" not in document:
         raise NotAModel("no format_version")
     version = document["format_version"]
@@ -327,36 +327,6 @@ def _read_document(path) -> dict:
     _check_writer(document.get("filterkit_version"), path)
     _check_document(document)
     return document
-
-
-#: A JSON escape of a UTF-16 surrogate, text only in a pair: a model's text without one holds no lone surrogate.
-_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
-
-
-def _refuse_lone_surrogates(document: object) -> None:
-    """NotAModel naming the first key or string of ``document`` that holds a lone surrogate (``"\\udc80"``), which
-    is no UTF-8 text: a class label of one had loaded, and ``predict`` crashed writing the rows given it."""
-    unvisited: list[tuple[str, object]] = [("", document)]
-    while unvisited:
-        where, value = unvisited.pop()
-        if isinstance(value, str) and not _is_utf8_text(value):
-            raise NotAModel(f"its text at {where or 'the top'} holds a lone surrogate, which is no UTF-8 text")
-        if isinstance(value, dict):
-            for key in value:
-                if not _is_utf8_text(key):
-                    raise NotAModel(f"a key in {where or 'the top'} holds a lone surrogate, which is no UTF-8 text")
-            unvisited += reversed([(f"{where}.{key}".lstrip("."), item) for key, item in value.items()])
-        elif isinstance(value, list):
-            unvisited += reversed([(f"{where}[{position}]", item) for position, item in enumerate(value)])
-
-
-def _is_utf8_text(text: str) -> bool:
-    """Whether UTF-8 can write ``text`` (a lone surrogate it cannot)."""
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 def _object_of_unique_keys(pairs: list[tuple[str, Any]]) -> dict:

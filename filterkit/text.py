@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import re
+
+#: A JSON escape of a UTF-16 surrogate, text only in a pair: a JSON text without one holds no lone surrogate.
+SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
 
 def shown(text: str, most: int = 60) -> str:
     """``text`` quoted for an error message, its middle cut out when longer than ``most`` characters."""
@@ -9,3 +14,29 @@ def shown(text: str, most: int = 60) -> str:
         return repr(text)
     half = most // 2
     return repr(text[:half] + "…" + text[-half:]) + f" ({len(text):,} characters)"
+
+
+def unwritable_text_at(document: object) -> str | None:
+    """Where in a JSON ``document`` the first key or string UTF-8 cannot write (a lone surrogate, ``"\\udc80"``)
+    is, as ``a.b[2]`` (``a.b``'s keys: ``a.b{}``; the document itself: ``the top``), or None."""
+    unvisited: list[tuple[str, object]] = [("", document)]
+    while unvisited:
+        where, value = unvisited.pop()
+        if isinstance(value, str) and not _writable(value):
+            return where or "the top"
+        if isinstance(value, dict):
+            if not all(_writable(key) for key in value):
+                return f"{where}{{}}"
+            unvisited += reversed([(f"{where}.{key}".lstrip("."), item) for key, item in value.items()])
+        elif isinstance(value, list):
+            unvisited += reversed([(f"{where}[{position}]", item) for position, item in enumerate(value)])
+    return None
+
+
+def _writable(text: str) -> bool:
+    """Whether UTF-8 can write ``text`` (a lone surrogate it cannot)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True

@@ -173,6 +173,9 @@ class LinearSVM(Classifier):
             raise FilterkitError(f"svm: --svm-c-values {self.params['c_values']!r} is not a list of numbers") from None
         if not self.grid or not all(0 < C < np.inf for C in self.grid):  # also refuses nan; no fit took these
             raise FilterkitError("svm: every C must be a positive number")
+        twice = next((C for position, C in enumerate(self.grid) if C in self.grid[:position]), None)
+        if twice is not None:
+            raise FilterkitError(f"svm: --svm-c-values gives C = {twice:g} twice")
 
     def fit(self, features, targets, seed):
         self.binary = True

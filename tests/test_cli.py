@@ -361,3 +361,17 @@ def test_a_learning_curve_fraction_out_of_range_is_a_usage_error(run_filterkit, 
     result = run_filterkit("evaluate", "--train-fraction", fractions, REAL / "iris.arff", "l2")
     assert result.status == 2 and f"Invalid value for '--train-fraction': '{fractions}'" in result.stderr
     assert why in result.stderr
+
+
+@pytest.mark.parametrize(
+    "option, value, why",
+    [
+        ("--train-fraction", "0.5,0.5", "'0.5,0.5': the fraction 0.5 is given twice"),
+        ("--train-fraction", "0.5,1,.5", "the fraction 0.5 is given twice"),
+        ("--svm-c-values", "1,1.0", "svm: --svm-c-values gives C = 1 twice"),
+    ],
+)
+def test_a_value_given_twice_in_a_list_option_is_a_usage_error(run_filterkit, option, value, why):
+    # the second was dropped without a word, where --sweep and --compare refuse a value or chain given twice
+    result = run_filterkit("evaluate", "--folds", "3", option, value, REAL / "iris.arff", "l2")
+    assert result.status == 2 and why in result.stderr and "Traceback" not in result.stderr

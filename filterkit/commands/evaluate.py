@@ -88,12 +88,15 @@ LABEL_ISSUE_WORDS = 5
 def parse_fractions(_ctx, _param, text: str) -> tuple[float, ...]:
     """``--train-fraction``'s ``"0.05,0.1,1"`` as sorted fractions in (0, 1]; a usage error else."""
     try:
-        fractions = sorted({float(part) for part in text.split(",") if part.strip()})
+        given = [float(part) for part in text.split(",") if part.strip()]
     except ValueError:
         raise click.BadParameter(f"{text!r} is not a list of numbers") from None
-    if not fractions or not all(0 < f <= 1 for f in fractions):  # also refuses nan
+    if not given or not all(0 < f <= 1 for f in given):  # also refuses nan
         raise click.BadParameter(f"{text!r}: every fraction must be in (0, 1]")
-    return tuple(fractions)
+    twice = next((f for position, f in enumerate(given) if f in given[:position]), None)
+    if twice is not None:
+        raise click.BadParameter(f"{text!r}: the fraction {twice:g} is given twice")
+    return tuple(sorted(given))
 
 
 def parse_chain(plugins: PluginLoader, words: list[str], preset: dict[str, dict] | None = None) -> ChainSpec:

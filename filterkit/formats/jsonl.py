@@ -28,7 +28,7 @@ from filterkit.formats.lines import decoded, text_line_groups
 from filterkit.formats.record_format import RecordFormat, RecordGroup
 from filterkit.labels import meka_label_positions, refuse_missing_labels
 from filterkit.schema import NOMINAL, NUMERIC, STRING, Chunk, Schema, take_rows
-from filterkit.text import shown
+from filterkit.text import SURROGATE_ESCAPE, shown
 
 
 class JsonLinesFormat(RecordFormat):
@@ -58,7 +58,7 @@ def _objects(group: list[bytes], numbers: list[int], name: str, checked: bool) -
     if objects is None:
         decode = decoder.decode
         objects = [_object(text, number, name, decode) for text, number in zip(whole.split("\n"), numbers)]
-    if _SURROGATE_ESCAPE.search(whole) is not None:
+    if SURROGATE_ESCAPE.search(whole) is not None:
         for found, number in zip(objects, numbers):
             _refuse_lone_surrogates(found, name, number)
     return objects
@@ -103,10 +103,6 @@ def _object(text: str, number: int, name: str, decode: Callable[[str], object]) 
 
 #: An integer ``-0`` (or a text or exponent that reads like one: the decoder that keeps its sign reads those alike).
 _NEGATIVE_ZERO = re.compile(r"-0(?![0-9.eE])")
-
-#: A JSON escape of a UTF-16 surrogate, which is text only in a pair.
-_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
-
 
 def _refuse_lone_surrogates(found: dict, name: str, number: int) -> None:
     """An error naming line ``number`` when its object's text holds a lone surrogate (a pair reads as one
