@@ -576,12 +576,13 @@ def scale_features(
 def scale_values(
     values: np.ndarray, factor: np.ndarray, offset: np.ndarray, exponents: tuple[np.ndarray, np.ndarray] | None = None
 ) -> np.ndarray:
-    """``(values − offset) · factor`` elementwise, with :func:`range_scaling`'s ``exponents`` when given."""
+    """``(values − offset) · factor`` elementwise, with :func:`range_scaling`'s ``exponents`` when given; a zero
+    unsigned (``+ 0.0``: a value below the offset times a factor of 0 is 0, not -0, as :class:`_Factors` gives it)."""
     if exponents is None:
-        return (values - offset) * factor
+        return (values - offset) * factor + 0.0
     inner, outer = exponents
     with np.errstate(over="ignore", under="ignore", invalid="ignore"):
-        return np.ldexp((np.ldexp(values, inner) - np.ldexp(offset, inner)) * factor, outer)
+        return np.ldexp((np.ldexp(values, inner) - np.ldexp(offset, inner)) * factor, outer) + 0.0
 
 
 def scaling_map(factor: np.ndarray, offset: np.ndarray, inner: np.ndarray, outer: np.ndarray):
@@ -595,24 +596,29 @@ def scaling_map(factor: np.ndarray, offset: np.ndarray, inner: np.ndarray, outer
 
 
 class _Factors:
-    """The map ``x · factor[position]``, on stored values one multiplication by each column's factor."""
+    """The map ``x · factor[position]``, on stored values one multiplication by each column's factor; where a factor
+    is 0 (a feature scored 0), ``+ 0.0`` after it, so that a negative x gives 0, not -0 (a sparse row, which stores
+    no zero, wrote 0 where its dense twin wrote -0)."""
 
     def __init__(self, factor: np.ndarray):
         self.factor = factor
+        self.unsigned_zeros = not np.all(factor)
         #: The ``position_of`` of the last chunk and its columns' factors (1 outside the features): a stored-values
         #: map, made once per chain, is given the same ``position_of`` for every chunk (:func:`positions_by_width`).
         self.column_factor: tuple[np.ndarray, np.ndarray] | None = None
 
     def __call__(self, positions: np.ndarray, values: np.ndarray) -> np.ndarray:
         with np.errstate(over="ignore", invalid="ignore"):  # past a double's range is ±inf (0·inf NaN), as in Java
-            return values * self.factor[positions]
+            scaled = values * self.factor[positions]
+        return scaled + 0.0 if self.unsigned_zeros else scaled
 
     def stored(self, rows: Any, data: np.ndarray, position_of: np.ndarray) -> np.ndarray:
         made = self.column_factor
         if made is None or made[0] is not position_of:
             made = self.column_factor = (position_of, np.append(self.factor, 1.0)[position_of])  # −1: the 1 appended
         with np.errstate(over="ignore", invalid="ignore"):
-            return data * made[1][rows.indices]
+            scaled = data * made[1][rows.indices]
+        return scaled + 0.0 if self.unsigned_zeros else scaled
 
 
 def refuse_infinite_ranges(stage: Stage, low: np.ndarray, high: np.ndarray) -> None:

@@ -248,3 +248,29 @@ def test_iris_one_vs_rest_max_by_hand_for_petal_length():
     stage = registry.make_stage("ig", {"scale": False, "combine": "max"})
     Chain([stage]).fit(FileSource(str(REAL / "iris.arff")))
     assert stage.feature_scores()["petallength"] == pytest.approx(np.log2(3) - 2 / 3, rel=1e-12)
+
+
+@pytest.mark.parametrize("stage", [("ig",), ("bns",), ("bns", "--multiply"), ("chi", "--presence")])
+def test_a_negative_value_of_a_feature_scored_zero_is_written_0_as_its_sparse_twin_writes_it(
+    run_filterkit, tmp_path, stage
+):
+    # x · 0 of a negative x is -0.0: the dense file wrote -0 where its sparse twin (which stores no zero) wrote 0
+    header = "@relation nz\n@attribute a numeric\n@attribute b numeric\n@attribute c {x,y}\n@data\n"
+    (tmp_path / "dense.arff").write_text(header + "-2,1,x\n0,-3,y\n-2,1,y\n0,-3,x\n")
+    (tmp_path / "sparse.arff").write_text(header + "{0 -2,1 1}\n{1 -3,2 y}\n{0 -2,1 1,2 y}\n{1 -3}\n")
+    outputs = [run_filterkit("--dense", tmp_path / name, *stage) for name in ("dense.arff", "sparse.arff")]
+    assert [result.status for result in outputs] == [0, 0]
+    rows = [result.stdout.split(b"@data\n")[1] for result in outputs]
+    assert rows[0] == rows[1] and b"-0" not in rows[0]
+    assert rows[0].startswith(b"0,") and rows[0].count(b"\n") == 4
+
+
+def test_auto_writes_0_not_minus_0_where_a_feature_s_factor_is_0(run_filterkit, tmp_path):
+    # rows of weight 0 leave every score 0: (x − offset) · 0 of an x below the offset was -0
+    path = tmp_path / "w0.arff"
+    path.write_text(
+        "@relation w0\n@attribute a numeric\n@attribute b numeric\n@attribute c {x,y}\n@data\n"
+        "1,0,x,{0}\n2,1,x,{0}\n3,0,y,{0}\n4,1,y,{0}\n"
+    )
+    result = run_filterkit(path, "auto")
+    assert result.status == 0 and b"-0" not in result.stdout.split(b"@data\n")[1]
