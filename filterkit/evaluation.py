@@ -43,14 +43,24 @@ from filterkit.measures import (
     summarize,
     summarize_multiclass,
 )
-from filterkit.metrics import minority_class
 from filterkit.option_files import GIVEN_FILES, files_of, sent_files
 from filterkit.reports import Evaluation
 from filterkit.runner import Chain, class_hint, resolve_class
 from filterkit.schema import NOMINAL, Chunk, Schema, check_positive, take_rows
 from filterkit.sources import MemorySource, kept_for_rows
-from filterkit.stage import feature_positions, task_choices
-from filterkit.tasks import CHAIN_WARNINGS, LABEL_SET, ChainSpec, Fits, Settings, Task, fold_of_row, read_rows, task_of
+from filterkit.stage import feature_positions
+from filterkit.tasks import (
+    CHAIN_WARNINGS,
+    LABEL_SET,
+    ChainSpec,
+    Fits,
+    Settings,
+    Task,
+    choose_tasks,
+    fold_of_row,
+    read_rows,
+    task_of,
+)
 from filterkit.thresholds import cut_label_set, refuse_scope_outside
 
 #: The task name of a ``--multiclass`` evaluation (every class at once).
@@ -290,7 +300,7 @@ def _tasks(labels, counts: np.ndarray, settings: Settings, name: str, cross_vali
     tasks = (
         [MULTICLASS_TASK]
         if settings.multiclass
-        else choose_tasks(labels, counts, settings.positive, settings.each_class, settings.min_positives)
+        else choose_tasks(labels, counts, settings.positive, (settings.each_class, settings.min_positives), name)
     )
     refuse_scope_outside(settings.classifier_params, labels, labels if settings.multiclass else tasks, name)
     largest = int(np.argmax(counts))
@@ -306,36 +316,6 @@ def _tasks(labels, counts: np.ndarray, settings: Settings, name: str, cross_vali
 def repeat_seed(seed: int, repeat: int) -> int:
     """The seed of repeat ``repeat``'s fold draw: ``seed`` for the first, then one derived from both."""
     return seed if repeat == 0 else int(np.random.SeedSequence([seed, repeat]).generate_state(1)[0] >> 1)
-
-
-def choose_tasks(
-    labels: tuple[str, ...], counts: np.ndarray, positive: str | None, each_class: bool, min_positives: int
-) -> list[str]:
-    """The positive labels of the class-vs-rest tasks: ``positive`` (a label: :func:`read_dataset` checks it); with
-    ``each_class`` every class with at least ``min_positives`` rows (of two classes the minority, as KDD'09); else
-    two classes' minority."""
-    if positive is not None:
-        if each_class:
-            raise FilterkitError(f"--positive {positive} and --each-class both choose the tasks: give one")
-        return [positive]
-    if len(labels) == 2:
-        minority = minority_class(counts)
-        if each_class and counts[minority] < min_positives:
-            raise FilterkitError(
-                f"the minority class '{labels[minority]}' has {int(counts[minority])} rows, "
-                f"fewer than --min-positives {min_positives}"
-            )
-        return [labels[minority]]
-    if not each_class:
-        raise FilterkitError(
-            f"the class has {len(labels)} labels: choose the task with {task_choices(len(labels), 'evaluate')}"
-        )
-    tasks = [label for label, count in zip(labels, counts) if count >= min_positives]
-    if not tasks:
-        raise FilterkitError(
-            f"no class has at least --min-positives {min_positives} rows (largest: {int(counts.max())})"
-        )
-    return tasks
 
 
 def nested_subsamples(train: np.ndarray, codes: np.ndarray, fractions, seed: int) -> dict[float, np.ndarray]:

@@ -21,7 +21,9 @@ import numpy as np
 from filterkit.arff.tokens import one_line
 from filterkit.errors import FilterkitError
 from filterkit.labels import NamedLabels, label_names, mulan_labels, refuse_class_choice
+from filterkit.metrics import minority_class
 from filterkit.schema import Chunk, Schema, concatenate
+from filterkit.stage import task_choices
 from filterkit.thresholds import refuse_scope_outside
 
 if TYPE_CHECKING:
@@ -265,3 +267,42 @@ def fold_of_row(test_rows: list[np.ndarray], kept: np.ndarray, rows: int) -> lis
         for position in kept[tested].tolist():
             fold_of[position] = fold
     return fold_of
+
+
+def choose_tasks(
+    labels: tuple[str, ...], counts: np.ndarray, positive: str | None, by_class: tuple[bool, int], name: str | None
+) -> list[str]:
+    """The positive labels of the class-vs-rest tasks: ``positive`` (a label: :func:`read_dataset` checks it); with
+    ``by_class``' each_class every class with at least its min_positives rows (of two classes the minority, as
+    KDD'09); else two classes' minority.  A task whose class has no row, or every row, of ``counts`` is refused
+    naming the file ``name``: no fold can learn it (the folds' own error had blamed their number)."""
+    each_class, min_positives = by_class
+    if positive is not None and each_class:
+        raise FilterkitError(f"--positive {positive} and --each-class both choose the tasks: give one")
+    if positive is None and len(labels) > 2 and not each_class:
+        raise FilterkitError(
+            f"the class has {len(labels)} labels: choose the task with {task_choices(len(labels), 'evaluate')}"
+        )
+    if positive is not None:
+        tasks = [positive]
+    elif len(labels) == 2:
+        minority = minority_class(counts)
+        if each_class and counts[minority] < min_positives:
+            raise FilterkitError(
+                f"the minority class '{labels[minority]}' has {int(counts[minority])} rows, "
+                f"fewer than --min-positives {min_positives}"
+            )
+        tasks = [labels[minority]]
+    else:
+        tasks = [label for label, count in zip(labels, counts) if count >= min_positives]
+    if not tasks:
+        raise FilterkitError(
+            f"no class has at least --min-positives {min_positives} rows (largest: {int(counts.max())})"
+        )
+    for task in tasks:
+        rows = int(counts[labels.index(task)])
+        if rows == 0:
+            raise FilterkitError(f"the training file has no row of class '{task}' to learn it from", name)
+        if rows == counts.sum():
+            raise FilterkitError(f"the training file has only rows of class '{task}': nothing to tell it from", name)
+    return tasks

@@ -34,7 +34,7 @@ from filterkit.reports import Evaluation
 from filterkit.schema import STRING, Schema
 from filterkit.sources import MemorySource
 from filterkit.stage import task_choices
-from filterkit.tasks import LABEL_SET, Task, refuse_row_filters, task_of
+from filterkit.tasks import LABEL_SET, Task, choose_tasks, refuse_row_filters, task_of
 from filterkit.thresholds import cut_label_set, refuse_scope_outside
 from filterkit.trained import LabelSetModel, TrainedModel
 
@@ -306,11 +306,8 @@ def trained_task(dataset: Dataset, settings: Settings, name: str) -> str:
     task = (
         MULTICLASS_TASK
         if settings.multiclass
-        else evaluation.choose_tasks(dataset.labels, counts, settings.positive, False, 1)[0]
+        else choose_tasks(dataset.labels, counts, settings.positive, (False, 1), name)[0]
     )
-    if task != MULTICLASS_TASK and counts[dataset.labels.index(task)] in (0, counts.sum()):
-        held = "no row" if counts[dataset.labels.index(task)] == 0 else "only rows"
-        raise FilterkitError(f"the training file has {held} of class '{task}': nothing to tell it from", name)
     tasks = list(dataset.labels) if task == MULTICLASS_TASK else [task]
     refuse_scope_outside(settings.classifier_params, dataset.labels, tasks, name)
     return task

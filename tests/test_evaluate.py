@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 from chain_helpers import FIXTURE_PLUGINS, REAL
-from filterkit.evaluation import choose_tasks, nested_subsamples
+from filterkit.evaluation import nested_subsamples
 from filterkit.measures import measures
-from filterkit.tasks import stratified_folds
+from filterkit.tasks import choose_tasks, stratified_folds
 from filterkit_plugins.classifiers import (
     AdaptiveSVM,
     LinearSVM,
@@ -119,14 +119,14 @@ def test_min_positives_without_each_class_is_a_usage_error_not_ignored(run_filte
 
 def test_tasks_follow_the_papers_rules():
     labels = ("a", "b", "c")
-    assert choose_tasks(labels, np.array([60, 50, 49]), None, True, 50) == ["a", "b"]
-    assert choose_tasks(labels, np.array([60, 50, 49]), "c", False, 50) == ["c"]
-    assert choose_tasks(("x", "y"), np.array([70, 30]), None, False, 50) == ["y"]
-    assert choose_tasks(("x", "y"), np.array([40, 40]), None, False, 50) == ["y"]
+    assert choose_tasks(labels, np.array([60, 50, 49]), None, (True, 50), None) == ["a", "b"]
+    assert choose_tasks(labels, np.array([60, 50, 49]), "c", (False, 50), None) == ["c"]
+    assert choose_tasks(("x", "y"), np.array([70, 30]), None, (False, 50), None) == ["y"]
+    assert choose_tasks(("x", "y"), np.array([40, 40]), None, (False, 50), None) == ["y"]
     with pytest.raises(Exception, match=r"--positive LABEL \(that class against the rest\), --each-class"):
-        choose_tasks(labels, np.array([60, 50, 49]), None, False, 50)
+        choose_tasks(labels, np.array([60, 50, 49]), None, (False, 50), None)
     with pytest.raises(Exception, match="fewer than --min-positives"):
-        choose_tasks(("x", "y"), np.array([70, 30]), None, True, 50)
+        choose_tasks(("x", "y"), np.array([70, 30]), None, (True, 50), None)
 
 
 def test_measures_of_a_hand_worked_fold():
@@ -394,11 +394,12 @@ def test_a_class_too_small_for_the_folds_is_a_clear_error(run_filterkit, tmp_pat
     lines += [f"{i},q" for i in range(59)] + ["100,p"]
     path = tmp_path / "small.arff"
     path.write_text("\n".join(lines) + "\n")
-    for label in ("p", "e"):
-        result = run_filterkit("evaluate", "-q", "--folds", "5", "--positive", label, path, "l2")
-        assert result.status == 1
-        assert f"task '{label}': a training fold holds no row of class '{label}'" in result.stderr
-        assert "Traceback" not in result.stderr
+    result = run_filterkit("evaluate", "-q", "--folds", "5", "--positive", "p", path, "l2")
+    assert result.status == 1 and "Traceback" not in result.stderr
+    assert "task 'p': a training fold holds no row of class 'p'" in result.stderr
+    # a class without a row is no matter of folds
+    result = run_filterkit("evaluate", "-q", "--folds", "5", "--positive", "e", path, "l2")
+    assert result.stderr == f"filterkit: error: {path}: the training file has no row of class 'e' to learn it from\n"
 
 
 @pytest.mark.parametrize("task", [["--each-class"], ["--positive", "Iris-setosa"], ["--multiclass"]])
@@ -437,7 +438,7 @@ def test_chains_and_tasks_given_the_wrong_way_are_usage_errors_saying_the_fix(ru
 
 def test_the_library_refuses_a_positive_class_with_each_class():
     with pytest.raises(Exception, match="--positive b and --each-class both choose the tasks"):
-        choose_tasks(("a", "b"), np.array([60, 60]), "b", True, 50)
+        choose_tasks(("a", "b"), np.array([60, 60]), "b", (True, 50), None)
 
 
 def test_one_stage_chains_compare_when_one_holds_a_space(run_filterkit):
@@ -550,3 +551,27 @@ def test_a_learning_curve_of_fractions_that_round_alike_names_each(run_filterkit
     head, *rows = table.stdout.decode().splitlines()[1:4]
     assert head.split()[:2] == ["chain", "train"] and [row.split()[1] for row in rows] == ["0.8888881", "0.8888882"]
     assert {len(head), *(len(row) for row in rows)} == {len(head)}
+
+
+@pytest.mark.parametrize(
+    "task, missing",
+    [((), "Iris-virginica"), (("--positive", "Iris-virginica"), "Iris-virginica")],
+    ids=["minority", "positive"],
+)
+def test_a_task_of_a_class_without_rows_is_refused_as_such(run_filterkit, tmp_path, task, missing):
+    # the error blamed the folds ("a training fold holds no row …; too small for 3 folds"): the data has none
+    text = (
+        (REAL / "iris.arff")
+        .read_text()
+        .replace("{Iris-setosa,Iris-versicolor,Iris-virginica}", "{Iris-versicolor,Iris-virginica}")
+    )
+    path = tmp_path / "versicolor.arff"
+    path.write_text(
+        "\n".join(line for line in text.splitlines() if "setosa" not in line and not line.endswith(",Iris-virginica"))
+    )
+    result = run_filterkit("evaluate", "--folds", "3", *task, path, "minmax")
+    assert result.status == 1 and result.stderr == (
+        f"filterkit: error: {path}: the training file has no row of class '{missing}' to learn it from\n"
+    )
+    only = run_filterkit("evaluate", "--folds", "3", "--positive", "Iris-versicolor", path, "minmax")
+    assert only.status == 1 and "has only rows of class 'Iris-versicolor': nothing to tell it from" in only.stderr

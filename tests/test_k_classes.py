@@ -18,12 +18,12 @@ import pytest
 
 from chain_helpers import REAL, without_comments
 from filterkit.errors import FilterkitError
-from filterkit.evaluation import choose_tasks
 from filterkit.metrics import positive_code
 from filterkit.plugin import NOMINAL, NUMERIC, Accepts, Attribute, Chunk, Schema, Stage
 from filterkit.plugins import load_plugins
 from filterkit.runner import Chain
 from filterkit.sources import FileSource, MemorySource
+from filterkit.tasks import choose_tasks
 from filterkit.testing import read_output, run_filterkit
 from filterkit_plugins.auto import TREATMENTS
 
@@ -61,7 +61,7 @@ THREE_CLASSES = Schema(
 
 def test_evaluate_without_a_task_names_positive_each_class_and_multiclass():
     with pytest.raises(FilterkitError) as raised:
-        choose_tasks(("a", "b", "c"), np.array([5, 5, 5]), None, False, 1)
+        choose_tasks(("a", "b", "c"), np.array([5, 5, 5]), None, (False, 1), None)
     assert str(raised.value) == f"the class has 3 labels: choose the task with {EVERY_WAY_TO_A_TASK}"
 
 

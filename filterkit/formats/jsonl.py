@@ -104,6 +104,7 @@ def _object(text: str, number: int, name: str, decode: Callable[[str], object]) 
 #: An integer ``-0`` (or a text or exponent that reads like one: the decoder that keeps its sign reads those alike).
 _NEGATIVE_ZERO = re.compile(r"-0(?![0-9.eE])")
 
+
 def _refuse_lone_surrogates(found: dict, name: str, number: int) -> None:
     """An error naming line ``number`` when its object's text holds a lone surrogate (a pair reads as one
     character)."""
