@@ -268,6 +268,20 @@ def _short_means(document: dict, row: dict, measure: str) -> list[str]:
         defined = sum(value is not None for value in values)
         if defined < len(values):
             short.append(f"{result.get('scope', 'task')} {result['task']} over {defined} of {len(values)} folds")
+        short += _short_classes(result, measure)
+    return short
+
+
+def _short_classes(result: dict, measure: str) -> list[str]:
+    """Where a ``--multiclass`` result's macro mean of ``measure`` (``macro_auc``, ``macro_f1``) leaves a class's
+    fold out (a class without a test row has no AUC, one neither held nor predicted no F1)."""
+    per_class, part = result.get("per_class", {}), measure.removeprefix("macro_")
+    short = []
+    for label, entry in per_class.items() if measure != part else ():
+        values = entry["per_fold"].get(part, [])
+        defined = sum(value is not None for value in values)
+        if defined < len(values):
+            short.append(f"class {label} over {defined} of {len(values)} folds")
     return short
 
 
@@ -383,7 +397,7 @@ def _multiclass_table(document: dict) -> str:
         _header(settings, f"multi-class: {len(classes)} classes at once"),
         *_measure_lines(document, names, rows, width, MULTICLASS_LABELS, 8, notes),
     ]
-    counts = settings.get("class_counts", {})
+    counts = settings.get("test_class_counts", settings.get("class_counts", {}))  # the rows scored
     class_width = max(len("class"), *(len(label) for label in classes))
     column = 13
     lines.append("per class, one-vs-rest AUC / F1, under chain 1, 2, … (the rows above, in order):")

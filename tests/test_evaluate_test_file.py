@@ -246,3 +246,20 @@ def test_a_class_of_one_training_row_is_warned_of_as_train_warns_of_it(run_filte
     more.write_text(test.read_text())
     plenty = run_filterkit("evaluate", *task, "--svm-c-values", "0.1,1", "--test", test, more, "words", "l2")
     assert plenty.status == 0 and "warning" not in plenty.stderr
+
+
+def test_multiclass_per_class_rows_are_the_test_rows_and_a_mean_without_a_class_is_marked(run_filterkit, tmp_path):
+    # the rows column showed the training file's counts (25 setosa where the test file had none), and macroAUC,
+    # the mean of two classes' AUC, was not marked as leaving the third out
+    train, test = split_file(tmp_path, IRIS, every=2)
+    lines = test.read_text().splitlines()
+    test.write_text("\n".join(line for line in lines if not line.endswith(",Iris-setosa")) + "\n")
+    result = run_filterkit("evaluate", "-q", "--multiclass", *FAST, "--test", test, train, "minmax")
+    assert result.status == 0, result.stderr
+    table = result.stdout.decode().splitlines()
+    counts = {line.split()[0]: int(line.split()[1]) for line in table if line.startswith("Iris-")}
+    assert counts == {"Iris-setosa": 0, "Iris-versicolor": 25, "Iris-virginica": 25}
+    head = table[1].split()
+    cells = dict(zip(head, table[2].split()))
+    assert cells["macroAUC"].endswith("*") and not cells["acc"].endswith("*")
+    assert "  macroAUC of 'minmax' (train 1): class Iris-setosa over 0 of 1 folds" in table
