@@ -29,7 +29,7 @@ from filterkit.runner import Chain
 from filterkit.schema import NOMINAL, Chunk, Schema, take_rows
 from filterkit.sources import MemorySource, kept_for_rows
 from filterkit.tasks import CHAIN_WARNINGS, ChainSpec, Fits, Settings, Task, fold_of_row, read_rows
-from filterkit.thresholds import cut_label_set
+from filterkit.thresholds import cut_label_set, refuse_scope_constant
 
 #: ``--threshold``: the classifier's own decision per label, or MEKA's PCut (one threshold for every label).
 THRESHOLDS = ("decision", "pcut")
@@ -71,6 +71,7 @@ def target_fits(task: Task, inputs: tuple, chains: list[ChainSpec], settings: Se
         raise FilterkitError("the test file has no row whose labels are all known", test_name)
     if in_test.all():
         raise FilterkitError("the training data has no row whose labels are all known", name)
+    refuse_scope_constant(settings.classifier_params, task.targets, dataset.truth[~in_test], name)
     if test is None and settings.folds > len(known):
         raise FilterkitError(f"--folds {settings.folds} is more than the {len(known)} rows", name)
     with progress.working("drawing the folds"):

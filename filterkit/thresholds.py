@@ -277,6 +277,22 @@ def refuse_scope_outside(params: dict | None, labels, tasks: list[str], name: st
         )
 
 
+def refuse_scope_constant(params: dict | None, labels, truth: np.ndarray, name: str | None) -> None:
+    """FilterkitError, naming the training data's ``name``, where the svm's ``--svm-threshold`` objective is scoped to
+    a label of ``labels`` that no training row of ``truth`` (rows × labels) holds, or every one: no fit, no
+    out-of-fold score, so the cut made for it alone would be made for nothing, silently."""
+    rule = (params or {}).get("threshold")
+    scope = objective_scope(rule) if isinstance(rule, str) else None
+    if scope is None or scope not in labels:
+        return
+    held = int(truth[:, list(labels).index(scope)].sum())
+    if held in (0, len(truth)):
+        which = "no training row holds" if held == 0 else "every training row holds"
+        raise FilterkitError(
+            f"svm: --svm-threshold {rule}: {which} the label '{scope}', so its cut would be made for nothing", name
+        )
+
+
 def _scoped_cuts(rule: str, kept: list, truth: np.ndarray, labels: list[str], names: list[str]) -> list:
     """The cuts of the scoped objective ``rule`` (``NAME=VALUE:LABEL``): LABEL's by :func:`objective_cut` on its
     ``kept`` out-of-fold scores, None for every other label of ``labels`` (and for LABEL without scores); a

@@ -35,7 +35,7 @@ from filterkit.schema import STRING, Schema
 from filterkit.sources import MemorySource
 from filterkit.stage import task_choices
 from filterkit.tasks import LABEL_SET, Task, choose_tasks, refuse_row_filters, task_of
-from filterkit.thresholds import cut_label_set, refuse_scope_outside
+from filterkit.thresholds import cut_label_set, refuse_scope_constant, refuse_scope_outside
 from filterkit.trained import LabelSetModel, TrainedModel
 
 #: Folds of the cross-validation that scores each candidate chain on the training file.
@@ -488,6 +488,7 @@ def train_labels(
     _note_left_out(warn, data.n_rows - len(dataset.truth), "label")
     if not len(dataset.truth):
         raise FilterkitError("the training data has no row whose labels are all known", name)
+    refuse_scope_constant(settings.classifier_params, task.targets, dataset.truth, name)
     chains = default_candidates(dataset.schema, registry, True) if chains is None else chains
     candidates = []
     if len(chains) > 1:

@@ -340,3 +340,27 @@ def test_a_label_of_one_training_row_is_warned_of_as_train_warns_of_it(run_filte
         "label 'rare': one training row on one side, too few for inner folds: C is the grid's first, not searched, "
         "and no Platt sigmoid or threshold was fitted (the margin's sign decides)"
     )
+
+
+@pytest.mark.parametrize("scope, which", [("none", "no training row holds"), ("all", "every training row holds")])
+@pytest.mark.parametrize("command", ["evaluate", "train"])
+def test_an_objective_scoped_to_a_label_no_row_or_every_row_holds_is_refused(
+    run_filterkit, tmp_path, scope, which, command
+):
+    # such a label has no fit and no out-of-fold score: the cut was made for nothing, without a word
+    lines = (DATA / "three-labels-synthetic.arff").read_text().splitlines()
+    start = next(i for i, line in enumerate(lines) if line.lower().startswith("@data")) + 1
+    header = [line.replace("-C 3", "-C 5") for line in lines[:start] if not line.startswith("%")]
+    at = next(i for i, line in enumerate(header) if line.lower().startswith("@attribute"))
+    header[at:at] = ["@attribute none {0,1}", "@attribute all {0,1}"]
+    path = tmp_path / "five.arff"
+    path.write_text("\n".join(header + ["0,1," + line for line in lines[start:] if line.strip()]) + "\n")
+    rule = f"recall@precision=0.9:{scope}"
+    argv = ["--svm-c-values", "1", "--svm-threshold", rule, path, "words", "l2"]
+    output = tmp_path / "m.json"
+    result = run_filterkit(*(["evaluate", "--folds", "3"] if command == "evaluate" else ["train", "-o", output]), *argv)
+    assert result.status == 1 and result.stderr == (
+        f"filterkit: error: {path}: svm: --svm-threshold {rule}: {which} the label '{scope}', so its cut would be "
+        "made for nothing\n"
+    )
+    assert not output.exists()
