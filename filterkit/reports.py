@@ -258,31 +258,18 @@ def label_set_predictions_csv(labels: list[str], predictions: list[dict]) -> str
 
 def _short_means(document: dict, row: dict, measure: str) -> list[str]:
     """Where ``row``'s mean of ``measure`` leaves folds out (a fold without the measure, e.g. an AUC-less
-    test fold of one class): ``task T over k of n folds`` for each of its tasks (a macro row's: every task)."""
+    test fold of one class): ``task T over k of n folds`` for each of its tasks (a macro row's: every task), and
+    of a ``--multiclass`` macro mean, ``class C over k of n folds`` (no AUC without a test row of C)."""
     results = [row] if "per_fold" in row else document.get("results", [])
-    short = []
+    scored = []
     for result in results:
-        if result["chain"] != row["chain"] or result["train_fraction"] != row["train_fraction"]:
-            continue
-        values = result["per_fold"].get(measure, [])
-        defined = sum(value is not None for value in values)
-        if defined < len(values):
-            short.append(f"{result.get('scope', 'task')} {result['task']} over {defined} of {len(values)} folds")
-        short += _short_classes(result, measure)
-    return short
-
-
-def _short_classes(result: dict, measure: str) -> list[str]:
-    """Where a ``--multiclass`` result's macro mean of ``measure`` (``macro_auc``, ``macro_f1``) leaves a class's
-    fold out (a class without a test row has no AUC, one neither held nor predicted no F1)."""
-    per_class, part = result.get("per_class", {}), measure.removeprefix("macro_")
-    short = []
-    for label, entry in per_class.items() if measure != part else ():
-        values = entry["per_fold"].get(part, [])
-        defined = sum(value is not None for value in values)
-        if defined < len(values):
-            short.append(f"class {label} over {defined} of {len(values)} folds")
-    return short
+        if result["chain"] == row["chain"] and result["train_fraction"] == row["train_fraction"]:
+            scored.append((f"{result.get('scope', 'task')} {result['task']}", result["per_fold"].get(measure, [])))
+            part = measure.removeprefix("macro_")
+            for label, entry in result.get("per_class", {}).items() if part != measure else ():
+                scored.append((f"class {label}", entry["per_fold"].get(part, [])))
+    defined = [(what, sum(value is not None for value in values), len(values)) for what, values in scored]
+    return [f"{what} over {known} of {folds} folds" for what, known, folds in defined if known < folds]
 
 
 def _marked(document: dict, row: dict, measure: str, label: str, notes: list[str]) -> str:
