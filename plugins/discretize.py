@@ -37,10 +37,11 @@ from filterkit.schema import refuse_unreadable_output, weka_range
 from filterkit.stage import refuse_unaccepted_input
 from filterkit.stage_parts import check_runs, csr_of_runs, features_of_kinds, output_offsets, unique_schema
 from filterkit.statistics import PresenceCounts
+from filterkit.text import shown
 
 
-def range_labels(cuts: np.ndarray) -> tuple[str, ...]:
-    """Weka's labels for the bins between ``cuts``: ``'(-inf-a]'``, ``'(a-b]'``, …,
+def range_labels(cuts: np.ndarray, name: str = "") -> tuple[str, ...]:
+    """Weka's labels for the bins between ``cuts`` of the attribute ``name``: ``'(-inf-a]'``, ``'(a-b]'``, …,
     ``'(z-inf)'``; ``'All'`` for no cut."""
     if not len(cuts):
         return ("'All'",)
@@ -50,7 +51,9 @@ def range_labels(cuts: np.ndarray) -> tuple[str, ...]:
     )
     if len(set(labels)) != len(labels):
         alike = next(label for k, label in enumerate(labels) if label in labels[:k])
-        raise FilterkitError(f"stage 'discretize': two bins print alike at 6 decimals (both {alike})")
+        raise FilterkitError(
+            f"stage 'discretize': attribute {shown(name)} has two bins that print alike at 6 decimals (both {alike})"
+        )
     return labels
 
 
@@ -233,7 +236,7 @@ class Discretizer(Stage):
                     Attribute(f"{name}_{j + 1}", NOMINAL, range_labels(cuts[j : j + 1])) for j in range(len(cuts))
                 ]
             else:
-                groups[position] = [Attribute(name, NOMINAL, range_labels(cuts))]
+                groups[position] = [Attribute(name, NOMINAL, range_labels(cuts, name))]
         self.discretized_schema = unique_schema(self, groups, "attribute")
         # one sorted key per cut point, (feature, cut) as a complex number, so one
         # searchsorted counts the cut points below every value

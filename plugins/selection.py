@@ -381,6 +381,13 @@ class Selector(AttributeSubset):
         minimum = self.params["min_score"] if self.rule == "min_score" else -np.inf
         return np.max(per_label, axis=0, initial=-np.inf) if per_label else np.zeros(0), round_robin(per_label, minimum)
 
+    def _lacking(self, rows: str) -> FilterkitError:
+        """The error of an svm whose sample has no ``rows``: a larger ``--sample`` may give them, unless the sample
+        is every training row (then the training data has none)."""
+        if self.params["sample"] < 1:
+            return FilterkitError(f"select --metric svm: the sample has no {rows} (raise --sample)")
+        return FilterkitError(f"select --metric svm: the training data has no {rows}")
+
     def _svm_scores(self, statistics: SelectionStatistics) -> np.ndarray:
         """|w_j| of a liblinear SVM on the sample, each row weighing its instance weight (Brank §3.1.1);
         per class one-vs-rest, combined by ``--combine``, when the target has more than two classes."""
@@ -390,9 +397,7 @@ class Selector(AttributeSubset):
         if len(self.features) == 0:
             return np.zeros(0)
         if not sum(block.shape[0] for block in statistics.sample_rows):
-            raise FilterkitError(
-                "select --metric svm: the sample holds no training rows of weight above 0 (raise --sample)"
-            )
+            raise self._lacking("rows of weight above 0")
         import scipy.sparse as sp
 
         matrix = sp.vstack(statistics.sample_rows, format="csr")
@@ -411,9 +416,7 @@ class Selector(AttributeSubset):
             y = positive[rows].astype(np.int64)
             if not len(y) or y.min() == y.max():
                 side = "in" if not len(y) or y.max() == 0 else "outside"
-                raise FilterkitError(
-                    f"select --metric svm: the sample has no rows of weight above 0 {side} {task} (raise --sample)"
-                )
+                raise self._lacking(f"rows of weight above 0 {side} {task}")
             model = LinearSVC(C=self.params["C"], dual=True, random_state=self.params["seed"], max_iter=10000)
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", ConvergenceWarning)  # the ranking is what counts, not convergence

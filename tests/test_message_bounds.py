@@ -94,8 +94,10 @@ def test_evaluate_with_a_test_file_whose_long_labels_differ_says_which_in_one_sh
 def test_discretize_bins_that_print_alike_name_one_not_every_bin():
     cuts = np.r_[np.arange(1001.0), 1000.0000001, 1000.0000002]  # the last three cuts print as 1000
     with pytest.raises(FilterkitError) as raised:
-        range_labels(cuts)
-    assert str(raised.value) == "stage 'discretize': two bins print alike at 6 decimals (both '(1000-1000]')"
+        range_labels(cuts, "x")
+    assert str(raised.value) == (
+        "stage 'discretize': attribute 'x' has two bins that print alike at 6 decimals (both '(1000-1000]')"
+    )
 
 
 def test_a_scikit_learn_category_not_fitted_is_bounded():
@@ -110,3 +112,27 @@ def test_a_scikit_learn_category_not_fitted_is_bounded():
     assert "holds 'zzz" in str(raised.value) and "(100,000 characters), which is not one of its categories {" in str(
         raised.value
     )
+
+
+@pytest.mark.parametrize(
+    "data, argv, words",
+    [
+        # the bad token is the weight, which the error had called a value
+        ("1,x\n2,y\n3,x,{abc}\n", ("minmax",), "bad.arff:7: instance weight 'abc' is not a finite number"),
+        # a stage error that named no attribute, where the others name theirs
+        (
+            "1.0000001,x\n1.0000002,x\n1.0000003,y\n1.0000004,y\n1.0000005,x\n1.0000006,x\n",
+            ("discretize", "--bins", "4"),
+            "stage 'discretize': attribute 'a' has two bins that print alike",
+        ),
+        # "(raise --sample)" where the sample was every row: the data holds no row of the class
+        ("1,x\n2,x\n3,x\n", ("select", "--metric", "svm", "--top", "1"), "the training data has no rows of weight"),
+    ],
+    ids=["weight", "discretize", "svm-sample"],
+)
+def test_an_error_names_what_is_wrong_where_it_is(run_filterkit, tmp_path, data, argv, words):
+    path = tmp_path / "bad.arff"
+    path.write_text("@relation b\n@attribute a numeric\n@attribute c {x,y}\n@data\n" + data)
+    result = run_filterkit(path, *argv)
+    assert result.status == 1 and result.stderr.count("\n") == 1 and words in result.stderr
+    assert "raise --sample" not in result.stderr

@@ -411,7 +411,10 @@ def parse_sparse_index(text: str, count: int) -> int:
 def parse_weight(text: str) -> float:
     """An instance weight: a number, finite and not negative (stricter than Weka 3.6,
     which keeps ``{-1}`` and ``{Infinity}`` and turns ``{NaN}`` into 1)."""
-    weight = parse_number(text)
+    try:
+        weight = parse_number(text)
+    except ArffError:
+        weight = math.nan  # not a number: the error below names it as the weight it stands for
     if not (math.isfinite(weight) and weight >= 0):
         raise ArffError(f"instance weight {shown(text)} is not a finite number of at least 0")
     return weight
