@@ -191,7 +191,7 @@ def class_fits(class_task: Task, inputs: tuple, chains: list[ChainSpec], setting
     tasks = _tasks(labels, counts, settings, name, cross_validated=test is None)
     refuse_unfitting_costs(settings.classifier, settings.classifier_params, labels, settings.multiclass)
     if test is not None:
-        _check_training_file(labels, counts, test_counts, tasks, settings.multiclass, name, test_name)
+        _check_training_file(labels, counts, test_counts, settings.multiclass, name, test_name)
     with progress.working("drawing the folds"):
         draws = _draws(class_task, known_codes, settings, in_test if test is not None else None)
     items = [
@@ -281,16 +281,14 @@ def known_class_rows(dataset: Dataset) -> Dataset:
     )
 
 
-def _check_training_file(labels, counts, test_counts, tasks, multiclass: bool, name: str, test_name: str) -> None:
-    """Refuse a test file with no row to score, and a training file that cannot learn what is scored."""
+def _check_training_file(labels, counts, test_counts, multiclass: bool, name: str, test_name: str) -> None:
+    """Refuse a test file with no row to score, and, with ``multiclass``, a training file without a row of a class
+    the test file holds (a binary task's class :func:`~filterkit.tasks.choose_tasks` checks)."""
     if not test_counts.any():
         raise FilterkitError("the test file has no row with a class to score", test_name)
-    for label in labels if multiclass else tasks:
-        rows = int(counts[labels.index(label)])
-        if rows == 0 and (test_counts[labels.index(label)] or not multiclass):
+    for label in labels if multiclass else ():
+        if counts[labels.index(label)] == 0 and test_counts[labels.index(label)]:
             raise FilterkitError(f"the training file has no row of class '{label}' to learn it from", name)
-        if rows == counts.sum() and not multiclass:
-            raise FilterkitError(f"the training file has only rows of class '{label}': nothing to tell it from", name)
 
 
 def _tasks(labels, counts: np.ndarray, settings: Settings, name: str, cross_validated: bool) -> list[str]:
@@ -300,7 +298,7 @@ def _tasks(labels, counts: np.ndarray, settings: Settings, name: str, cross_vali
     tasks = (
         [MULTICLASS_TASK]
         if settings.multiclass
-        else choose_tasks(labels, counts, settings.positive, (settings.each_class, settings.min_positives), name)
+        else choose_tasks(labels, counts, settings.positive, name, settings.each_class, settings.min_positives)
     )
     refuse_scope_outside(settings.classifier_params, labels, labels if settings.multiclass else tasks, name)
     largest = int(np.argmax(counts))

@@ -81,8 +81,8 @@ def _label_cut(settings: dict) -> str:
 
 
 def fraction_text(value: float) -> str:
-    """A training fraction (or a curve's value, or a total cost) as ``%g`` writes it, or every digit where ``%g``
-    would round it: --train-fraction 0.1234561,0.1234562 are two rows, not two of "0.123456"."""
+    """A training fraction (or a curve's value) as ``%g`` writes it, or every digit where ``%g`` would round it:
+    --train-fraction 0.1234561,0.1234562 are two rows, not two of "0.123456"."""
     short = f"{value:g}"
     return short if float(short) == value else repr(float(value))
 
@@ -259,17 +259,22 @@ def label_set_predictions_csv(labels: list[str], predictions: list[dict]) -> str
 def _short_means(document: dict, row: dict, measure: str) -> list[str]:
     """Where ``row``'s mean of ``measure`` leaves folds out (a fold without the measure, e.g. an AUC-less
     test fold of one class): ``task T over k of n folds`` for each of its tasks (a macro row's: every task), and
-    of a ``--multiclass`` macro mean, ``class C over k of n folds`` (no AUC without a test row of C)."""
+    where a ``--multiclass`` macro mean leaves a class out, having none of its value (no AUC without a test row)."""
     results = [row] if "per_fold" in row else document.get("results", [])
-    scored = []
+    short = []
     for result in results:
-        if result["chain"] == row["chain"] and result["train_fraction"] == row["train_fraction"]:
-            scored.append((f"{result.get('scope', 'task')} {result['task']}", result["per_fold"].get(measure, [])))
-            part = measure.removeprefix("macro_")
-            for label, entry in result.get("per_class", {}).items() if part != measure else ():
-                scored.append((f"class {label}", entry["per_fold"].get(part, [])))
-    defined = [(what, sum(value is not None for value in values), len(values)) for what, values in scored]
-    return [f"{what} over {known} of {folds} folds" for what, known, folds in defined if known < folds]
+        if result["chain"] != row["chain"] or result["train_fraction"] != row["train_fraction"]:
+            continue
+        values = result["per_fold"].get(measure, [])
+        defined = sum(value is not None for value in values)
+        if defined < len(values):
+            short.append(f"{result.get('scope', 'task')} {result['task']} over {defined} of {len(values)} folds")
+        part = measure.removeprefix("macro_")
+        missing = [
+            label for label, entry in result.get("per_class", {}).items() if _cell(entry.get(part, 0)).strip() == "—"
+        ]
+        short += [f"class {label} left out (no {part.upper()} of it)" for label in missing if part != measure]
+    return short
 
 
 def _marked(document: dict, row: dict, measure: str, label: str, notes: list[str]) -> str:
@@ -287,7 +292,7 @@ def _footnote(notes: list[str]) -> list[str]:
         return []
     return [
         "* a mean over fewer folds than were run: a fold without the measure is left out (AUC: test rows of",
-        "  one class; BEP: no positive; a class's F1: no row or prediction of it), a task without it too:",
+        "  one class; BEP: no positive; a class's F1: no row or prediction of it), a task or class without it too:",
         *notes,
     ]
 
@@ -342,14 +347,16 @@ def _cost_lines(document: dict) -> list[str]:
     if not costed:
         return []
     width, train = max(len("chain"), *(len(name) for name, _ in costed)), fraction_width(cost for _, cost in costed)
+    totals = [f"{cost['total']:.15g}" for _, cost in costed]  # every digit of a sum of costs, not its last bit's noise
+    total = max(12, *(len(text) for text in totals))
     lines = [
         "cost of the held-out decisions (svm --svm-costs):",
-        f"{'chain':<{width}}  {'train':>{train}}  {'Total Cost':>12}  {'Average Cost':>12}  {'rows':>7}",
+        f"{'chain':<{width}}  {'train':>{train}}  {'Total Cost':>{total}}  {'Average Cost':>12}  {'rows':>7}",
     ]
     lines += [
-        f"{name:<{width}}  {fraction_text(cost['train_fraction']):>{train}}  {fraction_text(cost['total']):>12}  "
+        f"{name:<{width}}  {fraction_text(cost['train_fraction']):>{train}}  {text:>{total}}  "
         f"{cost['average']:>12.4f}  {cost['rows']:>7}"
-        for name, cost in costed
+        for (name, cost), text in zip(costed, totals)
     ]
     return lines
 
@@ -607,7 +614,7 @@ def _results_html(document: dict, per_task: bool) -> str:
                     [
                         name,
                         fraction_text(cost["train_fraction"]),
-                        fraction_text(cost["total"]),
+                        f"{cost['total']:.15g}",
                         f"{cost['average']:.4f}",
                     ]
                     + [str(cost["rows"])]

@@ -147,8 +147,14 @@ class FilterkitTransformer(TransformerMixin, BaseEstimator):
                 return self.transform(X)
             return self._as_output(self._failing_as_value_error(lambda: next(iter(chain.transform_kept(kept)))), X)
 
+    def __sklearn_is_fitted__(self) -> bool:
+        """Fitted once a fit kept its stage: a fit refused after X was validated leaves none."""
+        return hasattr(self, "stage_")
+
     def _fit(self, X, y, sample_weight, keeping: bool = False):
-        """:meth:`fit`: the chain fitted, and (``keeping``) what its pass kept (None: not asked)."""
+        """:meth:`fit`: the chain fitted, and (``keeping``) what its pass kept (None: not asked); a fit that fails
+        leaves the estimator unfitted, not its last fit beside this one's X."""
+        self.__dict__.pop("stage_", None)
         required = self._learns_from_y()
         categories = categories_of(y)
         y = as_targets(y)
@@ -185,10 +191,11 @@ class FilterkitTransformer(TransformerMixin, BaseEstimator):
         kept = kept_for_rows(rows) if keeping else None
         try:
             self._fit_chain(chain, MemorySource(schema, rows), kept)
+            self._refuse_no_feature(chain.stages[0], schema.attributes[len(attributes) :], rows.shape[0])
             self.input_schema_ = schema
             self.class_labels_ = labels
             self.label_names_ = names
-            self._keep_fitted(chain, rows.shape[0])
+            self._keep_fitted(chain)
         except BaseException:
             if kept is not None:
                 kept.close()
@@ -271,28 +278,27 @@ class FilterkitTransformer(TransformerMixin, BaseEstimator):
         old.input_schema, old.class_name = schema, schema.attributes[-1].name if self.class_labels_ else None
         old.label_names = tuple(getattr(self, "label_names_", ()))
         rows = Chunk(with_targets(X, targets, self._n_targets()), text, _row_weights(sample_weight, X))
-        self._keep_fitted(
-            self._failing_as_value_error(
-                updated_chain, old, [self.statistics_], MemorySource(schema, rows), _registry()
-            )
+        updated = self._failing_as_value_error(
+            updated_chain, old, [self.statistics_], MemorySource(schema, rows), _registry()
         )
+        self._refuse_no_feature(updated.stages[0], schema.attributes[len(self._fitted_feature_names()) :], 0)
+        self._keep_fitted(updated)
         return self
 
-    def _refuse_no_feature(self, stage: Stage, n_samples: int | None) -> None:
-        """ValueError where the fitted ``stage`` leaves X no column, the targets aside (as scikit-learn's
-        VarianceThreshold refuses to): zero columns are no feature set (``n_samples``: the rows fitted)."""
-        targets = self.input_schema_.attributes[len(self._fitted_feature_names()) :]
+    def _refuse_no_feature(self, stage: Stage, targets, n_samples: int) -> None:
+        """ValueError, before the estimator keeps anything of the fit, where the fitted ``stage`` leaves X no column
+        but the ``targets`` (as scikit-learn's VarianceThreshold refuses to): zero columns are no feature set
+        (``n_samples``: the rows fitted)."""
         output = stage.output_schema()
         if not len(_without(output, targets) if targets else output.attributes):
             one = " (X holds one sample)" if n_samples == 1 else ""
             raise ValueError(f"{type(self).__name__}: stage '{stage.name}' leaves X no feature{one}")
 
-    def _keep_fitted(self, chain: Chain, n_samples: int | None = None) -> None:
-        """Keep the fitted stage of ``chain`` (fitted on ``n_samples`` rows, where known), the statistics it was
-        fitted from (None where the stage cannot save them: then partial_fit says so) and its scores."""
-        stage = chain.stages[0]
-        self._refuse_no_feature(stage, n_samples)
-        self.stage_, self.statistics_ = stage, None
+    def _keep_fitted(self, chain: Chain) -> None:
+        """Keep the fitted stage of ``chain``, the statistics it was fitted from (None where the stage cannot
+        save them: then partial_fit says so) and its scores."""
+        stage = self.stage_ = chain.stages[0]
+        self.statistics_ = None
         if chain.kept_statistics:
             try:
                 self.statistics_ = saved_statistics(stage, chain.kept_statistics[0])

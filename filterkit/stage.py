@@ -596,13 +596,12 @@ def scaling_map(factor: np.ndarray, offset: np.ndarray, inner: np.ndarray, outer
 
 
 class _Factors:
-    """The map ``x · factor[position]``, on stored values one multiplication by each column's factor; where a factor
-    is 0 (a feature scored 0), ``+ 0.0`` after it, so that a negative x gives 0, not -0 (a sparse row, which stores
-    no zero, wrote 0 where its dense twin wrote -0)."""
+    """The map ``x · factor[position]``, on stored values one multiplication by each column's factor, then ``+ 0.0``,
+    which changes -0 alone: a negative x of a feature scored 0 gives 0 (a sparse row, which stores no zero, wrote 0
+    where its dense twin wrote -0), as does a -0, whatever the other columns' factors."""
 
     def __init__(self, factor: np.ndarray):
         self.factor = factor
-        self.unsigned_zeros = not np.all(factor)
         #: The ``position_of`` of the last chunk and its columns' factors (1 outside the features): a stored-values
         #: map, made once per chain, is given the same ``position_of`` for every chunk (:func:`positions_by_width`).
         self.column_factor: tuple[np.ndarray, np.ndarray] | None = None
@@ -610,7 +609,7 @@ class _Factors:
     def __call__(self, positions: np.ndarray, values: np.ndarray) -> np.ndarray:
         with np.errstate(over="ignore", invalid="ignore"):  # past a double's range is ±inf (0·inf NaN), as in Java
             scaled = values * self.factor[positions]
-        return scaled + 0.0 if self.unsigned_zeros else scaled
+        return np.add(scaled, 0.0, out=scaled)
 
     def stored(self, rows: Any, data: np.ndarray, position_of: np.ndarray) -> np.ndarray:
         made = self.column_factor
@@ -618,7 +617,7 @@ class _Factors:
             made = self.column_factor = (position_of, np.append(self.factor, 1.0)[position_of])  # −1: the 1 appended
         with np.errstate(over="ignore", invalid="ignore"):
             scaled = data * made[1][rows.indices]
-        return scaled + 0.0 if self.unsigned_zeros else scaled
+        return np.add(scaled, 0.0, out=scaled)
 
 
 def refuse_infinite_ranges(stage: Stage, low: np.ndarray, high: np.ndarray) -> None:

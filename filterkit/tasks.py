@@ -270,13 +270,17 @@ def fold_of_row(test_rows: list[np.ndarray], kept: np.ndarray, rows: int) -> lis
 
 
 def choose_tasks(
-    labels: tuple[str, ...], counts: np.ndarray, positive: str | None, by_class: tuple[bool, int], name: str | None
+    labels: tuple[str, ...],
+    counts: np.ndarray,
+    positive: str | None,
+    name: str | None,
+    each_class: bool = False,
+    min_positives: int = 1,
 ) -> list[str]:
     """The positive labels of the class-vs-rest tasks: ``positive`` (a label: :func:`read_dataset` checks it); with
-    ``by_class``' each_class every class with at least its min_positives rows (of two classes the minority, as
-    KDD'09); else two classes' minority.  A task whose class has no row, or every row, of ``counts`` is refused
-    naming the file ``name``: no fold can learn it (the folds' own error had blamed their number)."""
-    each_class, min_positives = by_class
+    ``each_class`` every class with at least ``min_positives`` rows (of two classes the minority, as KDD'09); else
+    two classes' minority.  A task whose class has no row, or every row, of ``counts`` is refused naming the file
+    ``name``: no fold can learn it (the folds' own error had blamed their number)."""
     if positive is not None and each_class:
         raise FilterkitError(f"--positive {positive} and --each-class both choose the tasks: give one")
     if positive is None and len(labels) > 2 and not each_class:

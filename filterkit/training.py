@@ -303,11 +303,7 @@ def trained_task(dataset: Dataset, settings: Settings, name: str) -> str:
     if not settings.multiclass and settings.positive is None and len(dataset.labels) > 2:
         choices = task_choices(len(dataset.labels), "train")
         raise FilterkitError(f"the class has {len(dataset.labels)} labels: choose the task with {choices}", name)
-    task = (
-        MULTICLASS_TASK
-        if settings.multiclass
-        else choose_tasks(dataset.labels, counts, settings.positive, (False, 1), name)[0]
-    )
+    task = MULTICLASS_TASK if settings.multiclass else choose_tasks(dataset.labels, counts, settings.positive, name)[0]
     tasks = list(dataset.labels) if task == MULTICLASS_TASK else [task]
     refuse_scope_outside(settings.classifier_params, dataset.labels, tasks, name)
     return task

@@ -373,11 +373,12 @@ def updated_chain(
     registry: Registry,
     progress: Progress | None = None,
     name: str | None = None,
+    model: str | None = None,
 ) -> Chain:
     """``old``, a fitted chain with the saved ``statistics`` of its rows, fitted again on those and ``source``'s
     rows: the chain a fit on both gives, to the bit, keeping its statistics and header.  FilterkitError naming the
-    stage and why where the saved statistics of the old rows no longer describe what that stage would see, and
-    naming the new rows' file ``name`` where they hold other labels than the model's."""
+    stage, why and the model file ``model`` where the saved statistics of the old rows no longer describe what that
+    stage would see, and naming the new rows' file ``name`` where they hold other labels than the model's."""
     assert old.input_schema is not None, "the chain is fitted"
     found = label_names(source.schema, old.labels)
     if found != old.label_names:
@@ -409,7 +410,8 @@ def updated_chain(
         if saved is None:
             raise FilterkitError(
                 f"stage {position + 1} '{stage.name}' cannot be updated: the model holds no statistics of it (they "
-                f"came from those of stage {position}, which cannot give them now): refit the chain on all the rows"
+                f"came from those of stage {position}, which cannot give them now): refit the chain on all the rows",
+                model,
             )
         rows = _old_rows(old, new, position, old_statistics)
         before = old.stages[position]
@@ -418,7 +420,8 @@ def updated_chain(
             raise FilterkitError(
                 f"stage {position + 1} '{stage.name}' cannot be updated exactly: it learned from what stage "
                 f"{culprit + 1} '{old.stages[culprit].name}' wrote for the old rows, and stage {culprit + 1} {why}; "
-                "the old rows are not in the model: refit the chain on all the rows"
+                "the old rows are not in the model: refit the chain on all the rows",
+                model,
             )
         if not rows.by_name:  # loaded again: the pass adds to them, and _old_rows reads them as saved
             return loaded_statistics(before, saved)
@@ -429,13 +432,15 @@ def updated_chain(
             raise FilterkitError(
                 f"stage {position + 1} '{stage.name}' cannot be updated exactly: stage {culprit + 1} "
                 f"'{old.stages[culprit].name}' now writes '{unknown}', which the old rows may hold but stage "
-                f"{position + 1} never counted in them: refit the chain on all the rows"
+                f"{position + 1} never counted in them: refit the chain on all the rows",
+                model,
             )
         moved = getattr(old_statistics(position), "of_features", None)
         if not callable(moved):
             raise FilterkitError(
                 f"stage {position + 1} '{stage.name}' cannot be updated: the attributes before it change, and its "
-                "statistics cannot follow them by name: refit the chain on all the rows"
+                "statistics cannot follow them by name: refit the chain on all the rows",
+                model,
             )
         earlier = {before.input_schema.attributes[i].name: k for k, i in enumerate(before.features)}
         return moved(np.array([earlier.get(name, -1) for name in names], dtype=np.int64))

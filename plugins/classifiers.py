@@ -74,7 +74,7 @@ class LinearSVM(Classifier):
     threshold_cost: float | None = None
     summary = "Linear SVM (liblinear); C by inner-CV AUC or F1 from a grid; Platt-calibrated probabilities (KDD'09 §4)."
     options = (
-        Option("c_values", str, "0.01,0.1,1,10,100", "The C grid, comma-separated."),
+        Option("c_values", str, "0.01,0.1,1,10,100", "The C grid, comma-separated (a C given twice is searched once)."),
         Option("inner_folds", int, 5, "Folds of the inner cross-validation that picks C.", minimum=2),
         Option(
             "c_by",
@@ -173,9 +173,7 @@ class LinearSVM(Classifier):
             raise FilterkitError(f"svm: --svm-c-values {self.params['c_values']!r} is not a list of numbers") from None
         if not self.grid or not all(0 < C < np.inf for C in self.grid):  # also refuses nan; no fit took these
             raise FilterkitError("svm: every C must be a positive number")
-        twice = next((C for position, C in enumerate(self.grid) if C in self.grid[:position]), None)
-        if twice is not None:
-            raise FilterkitError(f"svm: --svm-c-values gives C = {twice:g} twice")
+        self.grid = list(dict.fromkeys(self.grid))  # a C given twice searched once (a saved model may hold one)
 
     def fit(self, features, targets, seed):
         self.binary = True

@@ -40,7 +40,7 @@ from filterkit.statistics import PresenceCounts
 from filterkit.text import shown
 
 
-def range_labels(cuts: np.ndarray, name: str = "") -> tuple[str, ...]:
+def range_labels(cuts: np.ndarray, name: str) -> tuple[str, ...]:
     """Weka's labels for the bins between ``cuts`` of the attribute ``name``: ``'(-inf-a]'``, ``'(a-b]'``, …,
     ``'(z-inf)'``; ``'All'`` for no cut."""
     if not len(cuts):
@@ -233,7 +233,7 @@ class Discretizer(Stage):
             name = groups[position][0].name
             if binary and len(cuts):
                 groups[position] = [
-                    Attribute(f"{name}_{j + 1}", NOMINAL, range_labels(cuts[j : j + 1])) for j in range(len(cuts))
+                    Attribute(f"{name}_{j + 1}", NOMINAL, range_labels(cuts[j : j + 1], name)) for j in range(len(cuts))
                 ]
             else:
                 groups[position] = [Attribute(name, NOMINAL, range_labels(cuts, name))]

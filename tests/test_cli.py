@@ -368,10 +368,22 @@ def test_a_learning_curve_fraction_out_of_range_is_a_usage_error(run_filterkit, 
     [
         ("--train-fraction", "0.5,0.5", "'0.5,0.5': the fraction 0.5 is given twice"),
         ("--train-fraction", "0.5,1,.5", "the fraction 0.5 is given twice"),
-        ("--svm-c-values", "1,1.0", "svm: --svm-c-values gives C = 1 twice"),
+        ("--train-fraction", "0.1234561,0.1234561", "the fraction 0.1234561 is given twice"),
     ],
 )
 def test_a_value_given_twice_in_a_list_option_is_a_usage_error(run_filterkit, option, value, why):
     # the second was dropped without a word, where --sweep and --compare refuse a value or chain given twice
     result = run_filterkit("evaluate", "--folds", "3", option, value, REAL / "iris.arff", "l2")
     assert result.status == 2 and why in result.stderr and "Traceback" not in result.stderr
+
+
+def test_a_c_given_twice_is_searched_once_and_a_model_saved_with_one_still_loads(run_filterkit, tmp_path):
+    # refusing it had refused the models saved before, which hold the grid as given
+    model = tmp_path / "m.json"
+    argv = ("--positive", "Iris-setosa", "--svm-c-values", "1,1.0,10")
+    assert run_filterkit("train", "-o", model, *argv, REAL / "iris.arff", "minmax").status == 0
+    document = json.loads(model.read_text())
+    assert document["classifier"]["params"]["c_values"] == "1,1.0,10"
+    assert document["classifier"]["fitted"]["C_scored"] == [1.0, 10.0]
+    assert list(document["classifier"]["fitted"]["inner_auc"]) == ["1.0", "10.0"]
+    assert run_filterkit("predict", model, REAL / "iris.arff").status == 0

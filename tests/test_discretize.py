@@ -273,8 +273,8 @@ def test_missing_values_stay_missing_in_every_binary_attribute():
 
 
 def test_weka_range_labels_and_ranges():
-    assert range_labels(np.array([2.45, 4.75])) == ("'(-inf-2.45]'", "'(2.45-4.75]'", "'(4.75-inf)'")
-    assert range_labels(np.zeros(0)) == ("'All'",)
+    assert range_labels(np.array([2.45, 4.75]), "a") == ("'(-inf-2.45]'", "'(2.45-4.75]'", "'(4.75-inf)'")
+    assert range_labels(np.zeros(0), "a") == ("'All'",)
     assert weka_range("first-last", 4, "--attributes")[0].tolist() == [0, 1, 2, 3]
     assert weka_range("1,3-last", 5, "--attributes")[0].tolist() == [0, 2, 3, 4]
     # a span either way round, as Weka's Range (Remove -R 3-1 keeps petalwidth and the class of iris)

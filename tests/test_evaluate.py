@@ -119,14 +119,14 @@ def test_min_positives_without_each_class_is_a_usage_error_not_ignored(run_filte
 
 def test_tasks_follow_the_papers_rules():
     labels = ("a", "b", "c")
-    assert choose_tasks(labels, np.array([60, 50, 49]), None, (True, 50), None) == ["a", "b"]
-    assert choose_tasks(labels, np.array([60, 50, 49]), "c", (False, 50), None) == ["c"]
-    assert choose_tasks(("x", "y"), np.array([70, 30]), None, (False, 50), None) == ["y"]
-    assert choose_tasks(("x", "y"), np.array([40, 40]), None, (False, 50), None) == ["y"]
+    assert choose_tasks(labels, np.array([60, 50, 49]), None, None, True, 50) == ["a", "b"]
+    assert choose_tasks(labels, np.array([60, 50, 49]), "c", None, False, 50) == ["c"]
+    assert choose_tasks(("x", "y"), np.array([70, 30]), None, None, False, 50) == ["y"]
+    assert choose_tasks(("x", "y"), np.array([40, 40]), None, None, False, 50) == ["y"]
     with pytest.raises(Exception, match=r"--positive LABEL \(that class against the rest\), --each-class"):
-        choose_tasks(labels, np.array([60, 50, 49]), None, (False, 50), None)
+        choose_tasks(labels, np.array([60, 50, 49]), None, None, False, 50)
     with pytest.raises(Exception, match="fewer than --min-positives"):
-        choose_tasks(("x", "y"), np.array([70, 30]), None, (True, 50), None)
+        choose_tasks(("x", "y"), np.array([70, 30]), None, None, True, 50)
 
 
 def test_measures_of_a_hand_worked_fold():
@@ -438,7 +438,7 @@ def test_chains_and_tasks_given_the_wrong_way_are_usage_errors_saying_the_fix(ru
 
 def test_the_library_refuses_a_positive_class_with_each_class():
     with pytest.raises(Exception, match="--positive b and --each-class both choose the tasks"):
-        choose_tasks(("a", "b"), np.array([60, 60]), "b", (True, 50), None)
+        choose_tasks(("a", "b"), np.array([60, 60]), "b", None, True, 50)
 
 
 def test_one_stage_chains_compare_when_one_holds_a_space(run_filterkit):

@@ -262,4 +262,18 @@ def test_multiclass_per_class_rows_are_the_test_rows_and_a_mean_without_a_class_
     head = table[1].split()
     cells = dict(zip(head, table[2].split()))
     assert cells["macroAUC"].endswith("*") and not cells["acc"].endswith("*")
-    assert "  macroAUC of 'minmax' (train 1): class Iris-setosa over 0 of 1 folds" in table
+    assert "  macroAUC of 'minmax' (train 1): class Iris-setosa left out (no AUC of it)" in table
+
+
+def test_multiclass_cross_validation_marks_no_macro_mean_whose_classes_all_have_a_value(run_filterkit, tmp_path):
+    # two setosa rows in three folds: a fold without setosa has no per-fold value of it, but the pooled macro-F1
+    # and the mean AUC hold it, so neither is a mean that leaves it out
+    lines = IRIS.read_text().splitlines()
+    setosa = [k for k, line in enumerate(lines) if line.endswith(",Iris-setosa")]
+    path = tmp_path / "two-setosa.arff"
+    path.write_text("\n".join(line for k, line in enumerate(lines) if k not in setosa[2:]) + "\n")
+    result = run_filterkit("evaluate", "-q", "--multiclass", "--folds", "3", *FAST, path, "minmax")
+    assert result.status == 0, result.stderr
+    table = result.stdout.decode().splitlines()
+    assert not any(cell.endswith("*") for cell in table[2].split()), table[2]
+    assert "class Iris-setosa left out" not in result.stdout.decode()

@@ -298,3 +298,17 @@ def test_strings_of_a_field_given_numeric_are_read_as_csv_reads_them(run_filterk
     assert rows[0] == rows[1] == b"10,x\n2.5,y\n1,y\n?,x\n"
     (tmp_path / "in.jsonl").write_text('{"a":"10","c":"x"}\n{"a":"ten","c":"y"}\n')
     _refused(run_filterkit, tmp_path, ("--numeric", "a", "--chunk-rows", chunk_rows, tmp_path / "in.jsonl"), 2, "'ten'")
+
+
+def test_a_string_in_a_model_s_numeric_attribute_reads_as_csv_reads_it(run_filterkit, tmp_path):
+    """docs/documents.md: a numeric attribute of a model's header reads a JSON string as CSV reads the field (it
+    was an error): "3.5" is 3.5, "NaN" missing, "x" an error naming its line."""
+    (tmp_path / "train.jsonl").write_text('{"x": 1, "c": "a"}\n{"x": 2, "c": "b"}\n')
+    model = tmp_path / "m.json"
+    assert run_filterkit("--save-model", model, "-o", tmp_path / "o.arff", tmp_path / "train.jsonl", "l2").status == 0
+    (tmp_path / "in.jsonl").write_text('{"x": "3.5", "c": "a"}\n{"x": "NaN", "c": "b"}\n')
+    applied = run_filterkit("apply", model, tmp_path / "in.jsonl")
+    assert applied.status == 0, applied.stderr
+    assert applied.stdout.split(b"@data\n")[1] == b"1,a\n?,b\n"
+    (tmp_path / "in.jsonl").write_text('{"x": "3.5", "c": "a"}\n{"x": "x", "c": "b"}\n')
+    _refused(run_filterkit, tmp_path, ("apply", model, tmp_path / "in.jsonl"), 2, "'x'")

@@ -230,3 +230,15 @@ def test_the_first_bad_line_is_named_whatever_is_wrong_with_the_later_ones(tmp_p
     for rows in ("1", "1000"):
         result = run_filterkit("--chunk-rows", rows, path, "l2")
         assert (result.status, result.stderr) == (1, f"filterkit: error: {path}:2: a label is a number, not NaN\n")
+
+
+@pytest.mark.parametrize("separator", ["\x0b", "\x0c"], ids=["vertical-tab", "form-feed"])
+def test_a_field_separator_other_than_space_or_tab_is_refused_naming_the_line(run_filterkit, tmp_path, separator):
+    """docs/command-line.md: scikit-learn splits fields at any ASCII white space; filterkit at spaces and tabs, and
+    says so, naming the line, where a row split otherwise would be read another way."""
+    path = tmp_path / "in.svm"
+    path.write_text(f"1 1:1\n0{separator}2:1\n")
+    result = run_filterkit(path)
+    assert result.status == 1 and result.stderr == f"filterkit: error: {path}:2: not an svmlight row\n"
+    path.write_text(f"1 1:1{separator}\n0\t2:1\n")  # at a line's end, white space
+    assert run_filterkit(path).status == 0

@@ -61,7 +61,7 @@ THREE_CLASSES = Schema(
 
 def test_evaluate_without_a_task_names_positive_each_class_and_multiclass():
     with pytest.raises(FilterkitError) as raised:
-        choose_tasks(("a", "b", "c"), np.array([5, 5, 5]), None, (False, 1), None)
+        choose_tasks(("a", "b", "c"), np.array([5, 5, 5]), None, None, False, 1)
     assert str(raised.value) == f"the class has 3 labels: choose the task with {EVERY_WAY_TO_A_TASK}"
 
 

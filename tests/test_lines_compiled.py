@@ -20,6 +20,7 @@ from filterkit.errors import ArffError, FilterkitError
 from filterkit.formats import FormatOptions
 from filterkit.formats.csv_writer import CsvWriter
 from filterkit.formats.lines import bounded_lines
+from filterkit.formats.records import number_in
 from filterkit.formats.svmlight import SvmlightFormat, SvmlightWriter, _refusal
 from filterkit.limits import Limits
 from filterkit.schema import DATE, NOMINAL, NUMERIC, STRING, Attribute, Chunk, Schema
@@ -375,7 +376,7 @@ def test_the_compiled_cutter_reads_every_row_as_the_python_reader_does():
             expected = [None if csv_format.reads_missing(text, quoted) else text for text, quoted in fields]
             assert [cut.texts(column)[0] for column in range(width)] == expected, row
             numbers = [dict(cut.distinct(column)[0]).get(text) for column, text in enumerate(expected)]
-            assert numbers == [None if text is None else csv_format._number(text) for text in expected], row
+            assert numbers == [None if text is None else number_in(text) for text in expected], row
         assert declined < len(rows)
 
 

@@ -118,7 +118,7 @@ def test_a_scikit_learn_category_not_fitted_is_bounded():
     "data, argv, words",
     [
         # the bad token is the weight, which the error had called a value
-        ("1,x\n2,y\n3,x,{abc}\n", ("minmax",), "bad.arff:7: instance weight 'abc' is not a finite number"),
+        ("1,x\n2,y\n3,x,{abc}\n", ("minmax",), "bad.arff:7: instance weight 'abc' is not a number"),
         # a stage error that named no attribute, where the others name theirs
         (
             "1.0000001,x\n1.0000002,x\n1.0000003,y\n1.0000004,y\n1.0000005,x\n1.0000006,x\n",

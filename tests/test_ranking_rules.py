@@ -9,9 +9,9 @@ import json
 import numpy as np
 import pytest
 
-from filterkit.evaluation import choose_tasks
 from filterkit.metrics import JOINT, minority_class, positive_code, ranking_order, weka_ranking
 from filterkit.schema import NOMINAL, Attribute
+from filterkit.tasks import choose_tasks
 
 #: Two classes of three rows each; f2 and f4 tell them apart, f1 and f3 half as well, f5 not at all.
 TIED = b"""@relation tied
@@ -36,7 +36,7 @@ def test_the_minority_of_two_classes_is_the_second_label_on_a_tie(counts, minori
     attribute = Attribute("class", NOMINAL, ("a", "b"))
     assert minority_class(np.array(counts)) == minority
     assert positive_code(attribute, np.array(counts), None) == minority
-    assert choose_tasks(("a", "b"), np.array(counts), None, False, 50) == [("a", "b")[minority]]
+    assert choose_tasks(("a", "b"), np.array(counts), None, None, False, 50) == [("a", "b")[minority]]
 
 
 def test_the_ranking_order_breaks_ties_by_position_or_as_weka_does_with_joint():

@@ -277,3 +277,23 @@ def test_a_stage_that_keeps_no_feature_of_its_rows_is_refused_as_variance_thresh
             transformer_for("remove-useless")().fit(constant, y)
         with pytest.raises(ValueError, match=r"leaves X no feature \(X holds one sample\)"):
             transformer_for("remove-useless")().fit(constant[:1], None if y is None else y[:1])
+
+
+def test_a_refused_fit_leaves_the_estimator_unfitted_or_as_it_was():
+    # the refusal came after the schema was kept: transform raised AttributeError, not NotFittedError, and a
+    # refused refit left the old stage beside the new schema (IndexError)
+    from sklearn.exceptions import NotFittedError
+
+    from filterkit.sklearn import transformer_for
+
+    useless = transformer_for("remove-useless")()
+    with pytest.raises(ValueError, match="leaves X no feature"):
+        useless.fit(np.ones((5, 3)))
+    with pytest.raises(NotFittedError):
+        useless.transform(np.ones((5, 3)))
+    good = np.arange(20.0).reshape(5, 4)
+    useless.fit(good)
+    with pytest.raises(ValueError, match="leaves X no feature"):
+        useless.fit(np.ones((5, 3)))
+    with pytest.raises(NotFittedError):
+        useless.transform(np.ones((5, 3)))

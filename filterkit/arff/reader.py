@@ -414,7 +414,7 @@ def parse_weight(text: str) -> float:
     try:
         weight = parse_number(text)
     except ArffError:
-        weight = math.nan  # not a number: the error below names it as the weight it stands for
+        raise ArffError(f"instance weight {shown(text)} is not a number") from None
     if not (math.isfinite(weight) and weight >= 0):
         raise ArffError(f"instance weight {shown(text)} is not a finite number of at least 0")
     return weight

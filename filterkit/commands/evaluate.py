@@ -95,7 +95,7 @@ def parse_fractions(_ctx, _param, text: str) -> tuple[float, ...]:
         raise click.BadParameter(f"{text!r}: every fraction must be in (0, 1]")
     twice = next((f for position, f in enumerate(given) if f in given[:position]), None)
     if twice is not None:
-        raise click.BadParameter(f"{text!r}: the fraction {twice:g} is given twice")
+        raise click.BadParameter(f"{text!r}: the fraction {reports.fraction_text(twice)} is given twice")
     return tuple(sorted(given))
 
 

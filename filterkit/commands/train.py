@@ -8,7 +8,7 @@ import sys
 import click
 
 from filterkit.arff.tokens import one_line
-from filterkit.classifying import labels_without_inner_folds
+from filterkit.classifying import labels_without_inner_folds, without_inner_folds
 from filterkit.commands.context import plugin_loader
 from filterkit.commands.evaluate import (
     JOBS_DEFAULT,
@@ -237,7 +237,7 @@ def _warn_without_inner_folds(section: dict, progress: Progress) -> None:
     the labels whose fits had none (one row on one side): its C is the grid's first, unsearched, and ``platt-cv``
     fitted no sigmoid (the margin's sign decides, no threshold cut)."""
     fitted = section.get("fitted", {})
-    if fitted.get("inner_folds", 2) < 2 and section.get("search") != "flat":
+    if without_inner_folds(fitted) and section.get("search") != "flat":
         chosen = f" ({fitted['C']:g})" if isinstance(fitted.get("C"), (int, float)) else ""
         progress.warning(
             f"a class has one training row, too few for inner folds: C is the grid's first{chosen}, not searched, "

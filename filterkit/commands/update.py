@@ -82,10 +82,7 @@ def update(ctx: click.Context, model_path: str, input_path: str, output: str, **
     ):
         name = "<stdin>" if input_path == "-" else input_path
         check_new_rows(chain, source, name)
-        try:
-            updated = updated_chain(chain, statistics, source, registry, reporter, name)
-        except FilterkitError as error:  # one without a file is the model's: a stage it cannot update exactly
-            raise error.located(model_path) from None
+        updated = updated_chain(chain, statistics, source, registry, reporter, name, model_path)
     recorded = None if trained_format is None else (trained_format, trained_options)
     save_model(output, updated, registry, recorded, statistics=statistics_section(updated))
     reporter.finish()
