@@ -159,18 +159,23 @@ def _options(registry: Registry, stage: str, options: tuple[Option, ...], words:
         option, flag_value = spellings[spelled]
         if option.kind is bool:
             _no_value(spelled, equals)
-            given[option.name] = flag_value
-            continue
-        if not equals:
+        elif not equals:
             if not words:
                 raise ChainWordsError(f"Option '{spelled}' requires an argument.")
             value, words = words[0], words[1:]
-        given[option.name] = value
+        if option.name in given:  # as the command line refuses it (its last value had won without a word)
+            raise ChainWordsError(f"option {_both_spellings(option)} is given twice: give it once")
+        given[option.name] = flag_value if option.kind is bool else value
     if asked:
         raise HelpAsked(
             f"{HELP} asks for the help of {stage}, which only the command line prints (filterkit {stage} {HELP})"
         )
     return given, words
+
+
+def _both_spellings(option: Option) -> str:
+    """An option as click names it in an error: a flag with its off flag (``--presence/--no-presence``)."""
+    return f"{option.flag}/{option.off_flag or '--no-' + option.flag[2:]}" if option.kind is bool else option.flag
 
 
 def _no_value(spelled: str, equals: str) -> None:

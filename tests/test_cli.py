@@ -387,3 +387,71 @@ def test_a_c_given_twice_is_searched_once_and_a_model_saved_with_one_still_loads
     assert document["classifier"]["fitted"]["C_scored"] == [1.0, 10.0]
     assert list(document["classifier"]["fitted"]["inner_auc"]) == ["1.0", "10.0"]
     assert run_filterkit("predict", model, REAL / "iris.arff").status == 0
+
+
+@pytest.mark.parametrize(
+    "argv, option",
+    [
+        (["{iris}", "remove", "--range", "1", "--range", "2"], "--range"),
+        (["{iris}", "select", "--metric", "ig", "--metric", "chi", "--top", "2"], "--metric"),
+        (["-c", "first", "-c", "last", "{iris}", "l2"], "-c"),
+        (["--sparse", "--dense", "{iris}", "l2"], "--sparse"),
+        (["-o", "{out}", "{iris}", "l2", "-o", "{out}"], "-o"),
+        (["evaluate", "--folds", "3", "--folds", "4", "{iris}", "l2"], "--folds"),
+        (["info", "--top", "2", "--top", "3", "{iris}"], "--top"),
+    ],
+    ids=["stage", "stage-choice", "chain", "flag-pair", "output-before-and-after", "evaluate", "info"],
+)
+def test_an_option_given_twice_is_a_usage_error(run_filterkit, tmp_path, argv, option):
+    # the last one had won without a word: remove --range 1 --range 2 removed attribute 2 alone, and -o a.arff
+    # … -o b.arff never wrote a.arff
+    out = tmp_path / "out.arff"
+    argv = [REAL / "iris.arff" if word == "{iris}" else out if word == "{out}" else word for word in argv]
+    result = run_filterkit(*argv)
+    assert result.status == 2 and "given twice" in result.stderr and option in result.stderr, result.stderr
+    assert "Traceback" not in result.stderr and not out.exists()
+
+
+@pytest.mark.parametrize(
+    "option, value, why",
+    [
+        ("--train-fraction", "0.5,,1", "is not a list of numbers"),
+        ("--train-fraction", "0.5,1,", "is not a list of numbers"),
+        ("--sweep", "select.top=1,,2", "is not STAGE.OPTION=VALUE,VALUE"),
+        ("--sweep", "select.top=2,3,", "is not STAGE.OPTION=VALUE,VALUE"),
+    ],
+)
+def test_an_empty_item_of_a_list_option_is_refused_not_dropped(run_filterkit, option, value, why):
+    # the empty item was dropped without a word, where --svm-c-values 1,,10 is refused
+    result = run_filterkit("evaluate", "--folds", "3", option, value, REAL / "iris.arff", "select", "--metric", "ig")
+    assert result.status in (1, 2) and why in result.stderr and "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize("command", [(), ("evaluate", "--folds", "3")])
+def test_a_label_separator_without_a_labels_column_is_a_usage_error(run_filterkit, tmp_path, command):
+    # a CSV input without --labels-column took --label-separator and did nothing with it, where ARFF refused it
+    path = tmp_path / "iris.csv"
+    path.write_bytes(run_filterkit(REAL / "iris.arff", "--to", "csv").stdout)
+    result = run_filterkit(*command, "--label-separator", ";", path, "l2")
+    assert result.status == 2 and "splits the labels of --labels-column" in result.stderr
+    written = run_filterkit(
+        "--label-separator", ";", "--to", "csv", REAL.parent / "multilabel" / "three-labels-synthetic.arff"
+    )
+    assert written.status == 0 and written.stdout.startswith(b"labels,")
+
+
+@pytest.mark.parametrize(
+    "argv, written", [(("--json", "-o", "{out}.csv"), "JSON Lines"), (("-o", "{out}.arff"), "CSV")], ids=["json", "csv"]
+)
+def test_predictions_to_a_file_named_as_another_format_are_a_usage_error(run_filterkit, tmp_path, argv, written):
+    # JSON Lines went into p.csv and CSV into p.arff, exit 0, where the chain refuses -o out.arff --to csv
+    model = tmp_path / "m.json"
+    trained = run_filterkit(
+        "train", "-q", "-o", model, "--positive", "Iris-setosa", "--svm-c-values", "1", REAL / "iris.arff", "minmax"
+    )
+    assert trained.status == 0, trained.stderr
+    argv = [word.replace("{out}", str(tmp_path / "p")) for word in argv]
+    result = run_filterkit("predict", *argv, model, REAL / "iris.arff")
+    assert result.status == 2 and f"predictions are written as {written}" in result.stderr
+    assert not any(path.name.startswith("p.") for path in tmp_path.iterdir())
+    assert run_filterkit("predict", "-o", tmp_path / "p.csv", model, REAL / "iris.arff").status == 0

@@ -128,7 +128,7 @@ def test_mcnemar_counts_the_rows_only_one_chain_gets_right(run_filterkit, tmp_pa
         "p": pytest.approx(binomtest(only_chain, only_chain + only_baseline).pvalue),
     }
     assert only_chain + only_baseline > 0
-    text = run_filterkit("evaluate", "-q", *arguments[:-4], "--test", test, "--compare", train, "minmax", "l2 ")
+    text = run_filterkit("evaluate", "-q", *arguments)
     assert f"McNemar, task {task}: {only_chain} row(s) right only under the chain" in text.stdout.decode()
     assert "corrected resampled t-test" not in text.stdout.decode()
 

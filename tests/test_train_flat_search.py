@@ -167,7 +167,17 @@ def test_the_kept_chain_is_fitted_at_its_one_c_and_calibrated_on_the_search_s_ow
     one_c = tmp_path / "one-c.json"
     typed = f"{kept['C']:g}"
     result = run_filterkit(
-        "train", "-q", "-o", one_c, *NESTED_FAST, "--svm-c-values", typed, *task, data, *section["chain"].split()
+        "train",
+        "-q",
+        "-o",
+        one_c,
+        "--svm-inner-folds",
+        "3",
+        "--svm-c-values",
+        typed,
+        *task,
+        data,
+        *section["chain"].split(),
     )
     assert result.status == 0, result.stderr
     nested = json.loads(one_c.read_text())["classifier"]

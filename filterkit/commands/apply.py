@@ -12,6 +12,7 @@ import click
 from filterkit.commands.context import registry_of
 from filterkit.commands.files import check_format_options, check_stdout_open, checked_outputs, output_format_of
 from filterkit.commands.options import (
+    OnceCommand,
     number_format,
     output_option,
     reading_and_writing_options,
@@ -24,8 +25,9 @@ from filterkit.running import Engine, LocalEngine, OutputForm, run
 
 
 @click.command(
+    cls=OnceCommand,
     help="Apply a model saved with --save-model to IN.arff (or -) and write ARFF "
-    "(or svmlight, CSV or JSON Lines: by the file names, or --from/--to)."
+    "(or svmlight, CSV or JSON Lines: by the file names, or --from/--to).",
 )
 @click.argument("model_path", metavar="MODEL.json")
 @click.argument("input_path", metavar="IN.arff")

@@ -88,7 +88,7 @@ LABEL_ISSUE_WORDS = 5
 def parse_fractions(_ctx, _param, text: str) -> tuple[float, ...]:
     """``--train-fraction``'s ``"0.05,0.1,1"`` as sorted fractions in (0, 1]; a usage error else."""
     try:
-        given = [float(part) for part in text.split(",") if part.strip()]
+        given = [float(part) for part in text.split(",")]  # an empty one (0.5,,1) is no number: no value dropped
     except ValueError:
         raise click.BadParameter(f"{text!r} is not a list of numbers") from None
     if not given or not all(0 < f <= 1 for f in given):  # also refuses nan
@@ -147,8 +147,8 @@ def parse_sweep(registry, text: str) -> Sweep:
     target, equals, values_text = text.partition("=")
     stage_name, dot, option_name = target.strip().partition(".")
     option_name = option_name.strip().replace("-", "_")
-    values = [value.strip() for value in values_text.split(",") if value.strip()]
-    if not equals or not dot or not stage_name or not option_name or not values:
+    values = [value.strip() for value in values_text.split(",")]
+    if not equals or not dot or not stage_name or not option_name or not all(values):  # 1,,2 too: no value dropped
         raise FilterkitError(f"--sweep {text!r} is not STAGE.OPTION=VALUE,VALUE,… (e.g. select.top=10,100)")
     options = {option.name: option for option in registry.stage(stage_name).options}
     if option_name not in options:

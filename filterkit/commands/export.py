@@ -11,16 +11,18 @@ import click
 
 from filterkit.commands.context import registry_of
 from filterkit.commands.files import check_distinct
+from filterkit.commands.options import OnceCommand
 from filterkit.errors import FilterkitError
 from filterkit.outputs import checked_output, staged_output
 
 
 @click.command(
+    cls=OnceCommand,
     help="Write MODEL (a model of 'filterkit train') as one C source file with no dependency (--c: decide() gives a "
     "document's decision values as 'filterkit predict' computes them, bit for bit, and its main scores one document "
     "a line of standard input), as an ONNX graph from the document's text to its decision values and label (--onnx: "
     "equal to predict's in ONNX Runtime; needs the onnx extra), or both (docs/serving.md). A chain that cannot be "
-    "computed exactly is refused, naming the stage, and nothing is written."
+    "computed exactly is refused, naming the stage, and nothing is written.",
 )
 @click.argument("model_path", metavar="MODEL.json")
 @click.option("--c", "c_path", type=click.Path(dir_okay=False), help="Write the C source here.")

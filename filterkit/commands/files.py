@@ -8,6 +8,7 @@ import sys
 
 import click
 
+from filterkit.commands.options import OnceCommand
 from filterkit.errors import FilterkitError
 from filterkit.formats import (
     ARFF,
@@ -22,7 +23,7 @@ from filterkit.option_files import named_paths
 from filterkit.outputs import OutputFile, checked_output
 
 
-class ReportCommand(click.Command):
+class ReportCommand(OnceCommand):
     """A command that writes its report to standard output: refused before its
     arguments are parsed when standard output is closed."""
 
@@ -62,6 +63,14 @@ def check_format_options(formats: FormatOptions, read_as: str, written_as: str |
     if name is not None:
         output = "" if written_as is None else f" written as {written_as}"
         raise click.UsageError(f"{option_words(name, formats.given[name])}: {read_as} input{output} does not take it")
+    writes_labels = written_as is not None and any(
+        option.name == "label_separator" for option in registered(written_as).written_options
+    )
+    if "label_separator" in formats.given and "labels_column" not in formats.given and not writes_labels:
+        raise click.UsageError(
+            f"{option_words('label_separator', formats.given['label_separator'])} splits the labels of "
+            "--labels-column COLUMN, which is not given: give it (a CSV column of labels is told by it alone)"
+        )
 
 
 def output_format_of(path: str | None, given: str | None) -> str:

@@ -21,6 +21,35 @@ if TYPE_CHECKING:
     from filterkit.arff.writer import NumberFormat
 
 
+class OnceOptions:
+    """A click command mixin: an option given twice is a usage error (click keeps the last value without a word:
+    ``remove --range 1 --range 2`` removed attribute 2 alone).  Options that take several (``multiple``) or count
+    are not concerned; a flag and its negation (``--sparse --dense``) are one option."""
+
+    def make_parser(self, ctx: click.Context):
+        parser = super().make_parser(ctx)  # type: ignore[misc]
+        parse = parser.parse_args
+
+        def parse_once(args: list[str]):
+            opts, rest, order = parse(args=args)
+            seen: set[str] = set()
+            for param in order:
+                if not isinstance(param, click.Option) or param.multiple or param.count or param.is_eager:
+                    continue  # --help and --version: as many as given, the first answering
+                if param.name in seen:
+                    spelled = "/".join(param.opts + param.secondary_opts)
+                    raise click.UsageError(f"option {spelled} is given twice: give it once", ctx)
+                seen.add(str(param.name))
+            return opts, rest, order
+
+        setattr(parser, "parse_args", parse_once)
+        return parser
+
+
+class OnceCommand(OnceOptions, click.Command):
+    """A command whose options may each be given once (:class:`OnceOptions`)."""
+
+
 def _dash_for_stdout(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
     """``-o -`` is standard output, as ``-`` is standard input: the same as no ``-o``."""
     return None if value == "-" else value

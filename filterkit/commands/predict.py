@@ -16,6 +16,7 @@ import click
 from filterkit.commands.context import plugin_loader, registry_of
 from filterkit.commands.files import check_distinct, check_format_options, check_stdout_open
 from filterkit.commands.options import (
+    OnceCommand,
     chunk_rows_option,
     engine_option,
     format_option_decorators,
@@ -201,8 +202,14 @@ class _HeldBack(io.BufferedIOBase):
 
 
 def _writes_json_lines(output: str | None, as_json: bool) -> bool:
-    """JSON Lines with --json or an output named so (.jsonl, .ndjson, a .gz after them), else CSV."""
-    return as_json or output is not None and named_format(output) == "jsonl"
+    """JSON Lines with --json or an output named so (.jsonl, .ndjson, a .gz after them), else CSV; a usage error
+    where ``output`` is named as another format than the one written (``--json -o p.csv``, ``-o p.arff``: the file
+    would be read as what its name says, as the chain refuses ``-o out.arff --to csv``)."""
+    named = None if output is None else named_format(output)
+    if named not in (None, "csv", "jsonl") or (as_json and named == "csv"):
+        written = "JSON Lines" if as_json else "CSV"
+        raise click.UsageError(f"-o {output} is named as {named}, but predictions are written as {written}")
+    return as_json or named == "jsonl"
 
 
 def _shortest(value: float) -> str:
@@ -333,10 +340,11 @@ def _csv_columns(model, calibrated: bool, model_path: str) -> list[str]:
 
 
 @click.command(
+    cls=OnceCommand,
     help="Predict each row of IN (any format filterkit reads; - for stdin) with a model of 'filterkit train': "
     "row, label, decision value (one per class of a multi-class model) and Platt's probability where the model "
     "has it; for multi-label data the row's labels (joined by | in CSV) and the values per label. CSV, or JSON "
-    "Lines with --json or an output named .jsonl."
+    "Lines with --json or an output named .jsonl.",
 )
 @click.argument("model_path", metavar="MODEL.json")
 @click.argument("input_path", metavar="IN")
@@ -388,9 +396,10 @@ def _predict_on_dask(ctx, model_path: str, input_path: str, output: str | None, 
 
 
 @click.command(
+    cls=OnceCommand,
     help="Explain each row's decision by a model of 'filterkit train': the words (features) that moved it most, "
     "each with its count, its value after every stage and its contribution (value × weight); the contributions "
-    "of every word and the intercept sum to the decision value."
+    "of every word and the intercept sum to the decision value.",
 )
 @click.argument("model_path", metavar="MODEL.json")
 @click.argument("input_path", metavar="IN")

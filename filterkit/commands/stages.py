@@ -15,7 +15,7 @@ from click.core import ParameterSource
 from click.exceptions import NoSuchCommand, NoSuchOption
 
 from filterkit.commands.context import PluginLoader, registry_of
-from filterkit.commands.options import click_option
+from filterkit.commands.options import OnceOptions, click_option
 from filterkit.errors import OptionError
 from filterkit.plugins import Registry
 
@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from click.shell_completion import CompletionItem
 
 
-class StageChain(click.Group):
+class StageChain(OnceOptions, click.Group):
     """A chained group (as click's ``imagepipe`` example) whose subcommands are the stages
     registered in the run's plugins, each returning a new stage; the result callback
     gets them in order."""
@@ -74,7 +74,7 @@ def given_options(ctx: click.Context, values: dict) -> dict:
     }
 
 
-class StageCommand(click.Command):
+class StageCommand(OnceOptions, click.Command):
     """The subcommand of one stage: an option it does not have is reported with the stage or
     the chain it belongs to (:func:`misplaced_option`).  When it is the chain's last stage, the
     chain's output options (:data:`OUTPUT_OPTIONS`) may follow its own:
@@ -92,7 +92,11 @@ class StageCommand(click.Command):
         output = given_options(ctx, {option.name: ctx.params.pop(str(option.name)) for option in self.output_options})
         if output and rest and not ctx.resilient_parsing:
             raise misplaced_option(ctx, next(o.opts[0] for o in self.output_options if o.name in output))
-        cast(click.Context, ctx.parent).params.update(output)
+        chain = cast(click.Context, ctx.parent)
+        twice = next((o for o in self.output_options if o.name in given_options(chain, dict.fromkeys(output))), None)
+        if twice is not None:
+            raise click.UsageError(f"option {'/'.join(twice.opts)} is given twice (before and after the stages)", ctx)
+        chain.params.update(output)
         return rest
 
 
@@ -237,7 +241,7 @@ class ChainOptionsContext(click.Context):
         return cast(click.Context, self.parent).command_path
 
 
-class ChainOptions(click.Command):
+class ChainOptions(OnceOptions, click.Command):
     """The chain's options that follow IN.arff, parsed as a step of the chain: they set
     the chain's values (a later one wins), and speak with the chain's help and usage."""
 

@@ -12,6 +12,7 @@ import click
 from filterkit.commands.context import registry_of
 from filterkit.commands.files import check_format_options, checked_outputs
 from filterkit.commands.options import (
+    OnceCommand,
     chunk_rows_option,
     format_option_decorators,
     input_format_option,
@@ -32,9 +33,10 @@ from filterkit.updating import (
 
 
 @click.command(
+    cls=OnceCommand,
     help="Fit a model saved with --save-model M.json --updatable again on its rows and those of MORE.arff (or -), "
     "without the old rows: the model a fit on all the rows gives, byte for byte, where the chain allows it "
-    "(docs/command-line.md, 'Updating a model'). A classifier is not merged: train it again (filterkit train)."
+    "(docs/command-line.md, 'Updating a model'). A classifier is not merged: train it again (filterkit train).",
 )
 @click.argument("model_path", metavar="MODEL.json")
 @click.argument("input_path", metavar="MORE.arff")
