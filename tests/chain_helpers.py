@@ -117,8 +117,18 @@ NEEDS_WEKA = [
 
 #: What plugin discovery reads besides a plugins folder (filterkit.plugins).
 PLUGIN_VARIABLES = ("FILTERKIT_DISABLE_PLUGINS", "FILTERKIT_STRICT_PLUGINS")
+#: What a warning issued from filterkit.plugins' code adds to its globals: no monkeypatch (a worker of the suite in
+#: which one was issued had loaded every registry afresh, and test_chain_helpers' identity checks failed there).
+WARNING_REGISTRY = "__warningregistry__"
+
+
+def _plugins_module() -> dict:
+    """filterkit.plugins' globals, its warning registry left out."""
+    return {name: value for name, value in vars(plugins).items() if name != WARNING_REGISTRY}
+
+
 #: filterkit.plugins as imported, to tell whether a test has monkeypatched it since.
-PRISTINE_PLUGINS_MODULE = dict(vars(plugins))
+PRISTINE_PLUGINS_MODULE = _plugins_module()
 _installed: list[Registry] = []
 
 
@@ -134,7 +144,7 @@ def installed_plugins_once(plugins_dir=None) -> Registry:
     pristine = (
         plugins_dir is None
         and not any(os.environ.get(variable) for variable in PLUGIN_VARIABLES)
-        and vars(plugins).keys() == PRISTINE_PLUGINS_MODULE.keys()
+        and _plugins_module().keys() == PRISTINE_PLUGINS_MODULE.keys()
         and all(vars(plugins)[name] is value for name, value in PRISTINE_PLUGINS_MODULE.items())
     )
     if not pristine:

@@ -35,3 +35,16 @@ def test_a_plugin_variable_or_a_patched_plugins_module_is_discovered_afresh(monk
 def test_a_plugins_folder_is_loaded_afresh(tmp_path):
     (tmp_path / "nothing.py").write_text("")
     assert installed_plugins_once(str(tmp_path)) is not installed_plugins_once(str(tmp_path))
+
+
+def test_a_warning_issued_from_the_plugins_module_keeps_the_shared_registry():
+    # a warning whose frame is filterkit.plugins' adds __warningregistry__ to its globals, which read as a
+    # monkeypatch: the rest of that worker loaded afresh, and the identity checks above failed after it
+    first = installed_plugins_once()
+    added = "__warningregistry__" not in vars(plugins)
+    vars(plugins).setdefault("__warningregistry__", {})
+    try:
+        assert installed_plugins_once() is first
+    finally:
+        if added:
+            del vars(plugins)["__warningregistry__"]
