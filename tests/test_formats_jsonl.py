@@ -32,6 +32,15 @@ def _refused(run_filterkit, tmp_path: Path, argv: tuple, line: int, words: str) 
     assert not output.exists()
 
 
+def _rows_of_both(run_filterkit, tmp_path: Path, jsonl: str, csv: str, *argv) -> list[bytes]:
+    """The data rows that ``argv`` and the same values as JSON Lines and as CSV give, each run exiting 0."""
+    (tmp_path / "in.jsonl").write_text(jsonl)
+    (tmp_path / "in.csv").write_text(csv)
+    outputs = [run_filterkit(*argv, tmp_path / name) for name in ("in.jsonl", "in.csv")]
+    assert [result.status for result in outputs] == [0, 0], [result.stderr for result in outputs]
+    return [result.stdout.split(b"@data\n")[1] for result in outputs]
+
+
 @pytest.mark.parametrize("chunk_rows", CHUNK_ROWS)
 def test_lines_that_are_no_object_each_but_one_array_together_are_refused(run_filterkit, tmp_path, chunk_rows):
     path = tmp_path / "in.jsonl"
@@ -61,11 +70,8 @@ def test_bad_text_is_one_error_line_naming_it_at_reading(run_filterkit, tmp_path
 
 @pytest.mark.parametrize("chunk_rows", CHUNK_ROWS)
 def test_minus_zero_keeps_its_sign_as_csv_reads_it(run_filterkit, tmp_path, chunk_rows):
-    (tmp_path / "in.jsonl").write_text('{"x":-0,"y":-0.0,"c":"a"}\n{"x":1e-05,"y":2,"c":"b"}\n')
-    (tmp_path / "in.csv").write_text("x,y,c\n-0,-0.0,a\n1e-05,2,b\n")
-    outputs = [run_filterkit("--chunk-rows", chunk_rows, tmp_path / name) for name in ("in.jsonl", "in.csv")]
-    assert [result.status for result in outputs] == [0, 0]
-    rows = [result.stdout.split(b"@data\n")[1] for result in outputs]
+    jsonl, csv = '{"x":-0,"y":-0.0,"c":"a"}\n{"x":1e-05,"y":2,"c":"b"}\n', "x,y,c\n-0,-0.0,a\n1e-05,2,b\n"
+    rows = _rows_of_both(run_filterkit, tmp_path, jsonl, csv, "--chunk-rows", chunk_rows)
     assert rows[0] == rows[1] == b"-0,-0,a\n1e-05,2,b\n"
 
 
@@ -275,26 +281,18 @@ def test_a_wide_sparse_chunk_is_written_a_block_of_rows_at_a_time_as_the_same_by
 def test_an_integer_past_a_double_s_range_is_infinity_as_csv_reads_its_digits(run_filterkit, tmp_path, chunk_rows):
     # an integer of 401 digits was an error where 1e400 (and the same digits in CSV or ARFF) read as Infinity
     digits = "1" + "0" * 400
-    (tmp_path / "in.jsonl").write_text(f'{{"x":{digits},"c":"a"}}\n{{"x":-{digits},"c":"b"}}\n{{"x":1e400,"c":"a"}}\n')
-    (tmp_path / "in.csv").write_text(f"x,c\n{digits},a\n-{digits},b\n1e400,a\n")
-    outputs = [run_filterkit("--chunk-rows", chunk_rows, tmp_path / name) for name in ("in.jsonl", "in.csv")]
-    assert [result.status for result in outputs] == [0, 0]
-    rows = [result.stdout.split(b"@data\n")[1] for result in outputs]
+    jsonl = f'{{"x":{digits},"c":"a"}}\n{{"x":-{digits},"c":"b"}}\n{{"x":1e400,"c":"a"}}\n'
+    csv = f"x,c\n{digits},a\n-{digits},b\n1e400,a\n"
+    rows = _rows_of_both(run_filterkit, tmp_path, jsonl, csv, "--chunk-rows", chunk_rows)
     assert rows[0] == rows[1] == b"Infinity,a\n-Infinity,b\nInfinity,a\n"
 
 
 @pytest.mark.parametrize("chunk_rows", CHUNK_ROWS)
 def test_strings_of_a_field_given_numeric_are_read_as_csv_reads_them(run_filterkit, tmp_path, chunk_rows):
     # a string under --numeric was "not a number" ("10" too): a field given --numeric read no string at all
-    (tmp_path / "in.jsonl").write_text(
-        '{"a":"10","c":"x"}\n{"a":" 2.5","c":"y"}\n{"a":1,"c":"y"}\n{"a":null,"c":"x"}\n'
-    )
-    (tmp_path / "in.csv").write_text('a,c\n10,x\n" 2.5",y\n1,y\n?,x\n')
-    outputs = [
-        run_filterkit("--numeric", "a", "--chunk-rows", chunk_rows, tmp_path / n) for n in ("in.jsonl", "in.csv")
-    ]
-    assert [result.status for result in outputs] == [0, 0]
-    rows = [result.stdout.split(b"@data\n")[1] for result in outputs]
+    jsonl = '{"a":"10","c":"x"}\n{"a":" 2.5","c":"y"}\n{"a":1,"c":"y"}\n{"a":null,"c":"x"}\n'
+    csv = 'a,c\n10,x\n" 2.5",y\n1,y\n?,x\n'
+    rows = _rows_of_both(run_filterkit, tmp_path, jsonl, csv, "--numeric", "a", "--chunk-rows", chunk_rows)
     assert rows[0] == rows[1] == b"10,x\n2.5,y\n1,y\n?,x\n"
     (tmp_path / "in.jsonl").write_text('{"a":"10","c":"x"}\n{"a":"ten","c":"y"}\n')
     _refused(run_filterkit, tmp_path, ("--numeric", "a", "--chunk-rows", chunk_rows, tmp_path / "in.jsonl"), 2, "'ten'")
