@@ -349,6 +349,36 @@ def test_bad_evaluate_commands_are_clear_errors(run_filterkit, arguments, messag
     assert "Traceback" not in result.stderr and result.stdout == b""
 
 
+@pytest.mark.parametrize(
+    "arguments, message",
+    [
+        (["evaluate", "--each-class", IRIS, "nosuch"], "chain 'nosuch': No such command 'nosuch'."),
+        (["evaluate", "--each-class", IRIS, "select", "--top", "abc"], "'abc' is not a valid integer range"),
+        (["evaluate", "--each-class", IRIS, "l2", "--bogus"], "No such option '--bogus'"),
+        (["evaluate", "--each-class", "--compare", IRIS, "l2 'x", "l2 "], "No closing quotation"),
+        (["evaluate", "--each-class", "--sweep", "select.top", IRIS, "select"], "is not STAGE.OPTION=VALUE"),
+        (["train", "--positive", "Iris-setosa", "-o", "{model}", IRIS, "nosuch"], "No such command 'nosuch'."),
+        (["train", "--positive", "Iris-setosa", "-o", "{model}", "--compare", IRIS, "l2 'x", "l2 "], "No closing"),
+        # one chain spelled two ways is one chain: it had been scored (and its row printed) twice
+        (["evaluate", "--each-class", "--compare", IRIS, "l2 --", "l2 "], "given twice: 'l2 --' and 'l2'"),
+        (
+            ["evaluate", "--each-class", "--compare", IRIS, "discretize --bins 3", "discretize --bins=3 "],
+            "given twice: 'discretize --bins 3' and 'discretize --bins=3'",
+        ),
+        (["evaluate", "--each-class", "--compare", IRIS, "minmax", "minmax --"], "given twice"),
+    ],
+)
+def test_a_mistake_in_the_chain_words_of_evaluate_and_train_is_a_usage_error(
+    run_filterkit, tmp_path, arguments, message
+):
+    # it was exit 1 ("filterkit: error: …") where the chain command gives 2 for the same words
+    model = tmp_path / "m.json"
+    result = run_filterkit(*[model if word == "{model}" else word for word in arguments])
+    assert result.status == 2 and result.stdout == b"" and "Traceback" not in result.stderr
+    assert result.stderr.strip().splitlines()[-1].startswith("Error: ") and message in result.stderr, result.stderr
+    assert not model.exists()
+
+
 @pytest.mark.slow
 def test_plot_without_matplotlib_says_how_to_install_it(run_filterkit, tmp_path):
     import importlib.util

@@ -111,7 +111,7 @@ def parse_chain(plugins: PluginLoader, words: list[str], preset: dict[str, dict]
     except MisplacedOptionError as error:
         ctx = click.get_current_context()
         if error.option not in _own_options(ctx):
-            raise
+            raise click.UsageError(str(error)) from None
         if error.staged:
             where = f"or, as {ctx.info_name}'s own option, before the input file"
             raise click.UsageError(f"{error}; {where}") from None
@@ -453,17 +453,34 @@ def classifier_params(registry, classifier: str, classifier_values: dict) -> dic
 
 
 def chains_of(plugins: PluginLoader, registry, words, compare: bool, sweep: str | None) -> list[ChainSpec]:
-    """The chains to evaluate: the words as one chain, or each word as one; each once per ``sweep`` value."""
-    swept = None if sweep is None else parse_sweep(registry, sweep)
-    preset = None if swept is None else {swept.stage: {swept.option: swept.converted[0]}}
-    if compare and not words:
-        raise FilterkitError("--compare needs at least one quoted chain after the input file")
-    _check_chain_words(registry, words, compare)
-    texts = [_split_chain(text) for text in words] if compare else [list(words)]
-    chains = [parse_chain(plugins, text, preset) for text in texts]
-    if len({c.text for c in chains}) != len(chains):
-        raise FilterkitError("the same chain is given twice")
-    return chains if swept is None else swept_chains(registry, swept, chains)
+    """The chains to evaluate: the words as one chain, or each word as one; each once per ``sweep`` value.  The
+    words are the command line's, so a mistake in them is a usage error (exit 2), as in the chain command's."""
+    try:
+        swept = None if sweep is None else parse_sweep(registry, sweep)
+        preset = None if swept is None else {swept.stage: {swept.option: swept.converted[0]}}
+        if compare and not words:
+            raise FilterkitError("--compare needs at least one quoted chain after the input file")
+        _check_chain_words(registry, words, compare)
+        texts = [_split_chain(text) for text in words] if compare else [list(words)]
+        chains = [parse_chain(plugins, text, preset) for text in texts]
+        _refuse_same_chain(chains)
+        return chains if swept is None else swept_chains(registry, swept, chains)
+    except ChainHelpError:
+        raise
+    except FilterkitError as error:
+        raise click.UsageError(str(error)) from None
+
+
+def _refuse_same_chain(chains: list[ChainSpec]) -> None:
+    """Refuse a chain given twice, compared by its stages and their options' values, not its spelling (``'l2'``
+    and ``'l2 --'``, ``'select --top 10'`` and ``'select --top=10'`` are one chain, scored once)."""
+    seen: dict[str, str] = {}
+    for chain in chains:
+        key = repr([(name, sorted(params.items())) for name, params in chain.stages])
+        if key in seen:
+            same = f"'{chain.text}'" if seen[key] == chain.text else f"'{seen[key]}' and '{chain.text}'"
+            raise FilterkitError(f"the same chain is given twice: {same}")
+        seen[key] = chain.text
 
 
 def _check_chain_words(registry, words, compare: bool) -> None:
