@@ -168,6 +168,9 @@ class CheckedClassifier:
                 else f"{shape[0]} test rows and {shape[1]} classes (one number per row and class is expected)"
             )
             raise self.broken(f"{method} returned {what} for {expected}")
+        if method == "predict" and not np.isin(array, (0.0, 1.0)).all():  # a score had been read as True
+            other = array[~np.isin(array, (0.0, 1.0))].flat[0]
+            raise self.broken(f"predict returned {other!r} where a decision (True or False) is expected")
         return array
 
     def broken(self, what: str) -> FilterkitError:

@@ -41,15 +41,18 @@ def main(argv: list[str] | None = None) -> None:
     for signum in STOPPING_SIGNALS:
         if signal.getsignal(signum) is not signal.SIG_IGN:  # as a background job's SIGINT, or nohup's SIGHUP
             signal.signal(signum, _terminate)
-    collecting = gc.isenabled()
-    gc.disable()  # importing the tree makes objects that live until exit: collecting among them took 5 ms
-    try:
-        _import_command_tree()
-        gc.freeze()  # the imported libraries' objects live until exit: collections during the run skip them
-    finally:  # as the caller had it, also when the import fails (a program calling main goes on)
-        if collecting:
-            gc.enable()
-    status = run(argv)
+    from filterkit.plugins import each_warning_once  # after the process is tuned: it imports the stage base
+
+    with each_warning_once():
+        collecting = gc.isenabled()
+        gc.disable()  # importing the tree makes objects that live until exit: collecting among them took 5 ms
+        try:
+            _import_command_tree()
+            gc.freeze()  # the imported libraries' objects live until exit: collections during the run skip them
+        finally:  # as the caller had it, also when the import fails (a program calling main goes on)
+            if collecting:
+                gc.enable()
+        status = run(argv)
     _ignore_stopping_signals()  # the run is over: a signal now would only turn its status into a kill's
     # The run's objects too: the exit's garbage collections over every object alive took 70 of a small
     # run's 80 ms exit; nothing is left to finalize (a run closes its outputs and joins its threads).

@@ -22,7 +22,7 @@ import os
 import zipfile
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterator, cast
+from typing import Any, Collection, Iterator, cast
 
 import numpy as np
 
@@ -30,7 +30,7 @@ from filterkit.contract import PluginCrash
 from filterkit.errors import FilterkitError
 from filterkit.formats import format_options, registered_formats
 from filterkit.outputs import checked_output, staged_output
-from filterkit.plugins import BUILT_IN_DISTRIBUTION, Registry
+from filterkit.plugins import BUILT_IN_DISTRIBUTION, PLUGINS_DIR, Registry
 from filterkit.runner import Chain, guarded
 from filterkit.schema import DATE, NOMINAL, NUMERIC, RELATIONAL, STRING, Attribute, Schema
 from filterkit.text import SURROGATE_ESCAPE, shown, unwritable_text_at
@@ -99,7 +99,8 @@ def save_model(
     stages = []
     for stage in chain.stages:
         registered = registry.stages[stage.name]
-        state = saved_state(guarded(stage, "saving the model", stage.state), f"stage '{stage.name}'")
+        fitted, finite = guarded(stage, "saving the model", lambda: _state_of(stage))
+        state = saved_state(fitted, finite, f"stage '{stage.name}'")
         stages.append(
             {
                 "name": stage.name,
@@ -134,7 +135,7 @@ def save_model(
                     **(
                         {"per_label": [_saved_label(entry) for entry in classifier["per_label"]]}
                         if "per_label" in classifier
-                        else {"state": saved_state(classifier["state"], "the classifier")}
+                        else {"state": saved_state(classifier["state"], True, "the classifier")}
                     ),
                 }
             }
@@ -151,32 +152,47 @@ def save_model(
         raise FilterkitError(f"cannot save the model: {error.strerror or error}", str(path)) from None
 
 
+def _state_of(stage) -> tuple[dict, list[str]]:
+    """``stage``'s state and the keys of the arrays in it its ``state_arrays`` declare finite."""
+    state = stage.state()
+    return state, [key for key, declared in stage.state_arrays.items() if declared.finite or declared.whole]
+
+
 def _saved_label(entry: dict) -> dict:
     """One label's entry of a multi-label classifier section: its state's arrays embedded, as a classifier's."""
     saved = {key: _plain(value, "the classifier", key) for key, value in entry.items() if key != "state"}
-    return saved if "state" not in entry else {**saved, "state": saved_state(entry["state"], "the classifier")}
+    return saved if "state" not in entry else {**saved, "state": saved_state(entry["state"], True, "the classifier")}
 
 
-def saved_state(state: dict, owner: str) -> dict:
+def saved_state(state: dict, finite: Collection[str] | bool, owner: str) -> dict:
     """A stage's or classifier's state as JSON data, each numpy array embedded (``{"array": …}``);
     FilterkitError naming ``owner`` for a value that is not data: a state that is no dict of string keys, a NaN or
-    infinity (no JSON number), a value nested past :data:`_DEEPEST` (a dict holding itself)."""
+    infinity (no JSON number; in an array, NaN, and an infinity in the arrays ``finite`` names or in any where it is
+    True, which loading refuses), a value nested past :data:`_DEEPEST` (a dict holding itself)."""
     if not isinstance(state, dict):
         raise FilterkitError(f"{owner} cannot be saved: its state is a {type(state).__name__}, not a dict")
     if not all(isinstance(key, str) for key in state):
         raise FilterkitError(f"{owner} cannot be saved: its state has a key that is not a string")
     return {
-        key: {"array": embedded_array(value, owner, key)}
+        key: {"array": embedded_array(value, owner, key, finite is True or (finite is not False and key in finite))}
         if isinstance(value, np.ndarray)
         else _plain(value, owner, key)
         for key, value in state.items()
     }
 
 
-def embedded_array(array: np.ndarray, owner: str, key) -> dict:
-    """An array as JSON data: dtype, shape and its little-endian C-order bytes in base64."""
+def embedded_array(array: np.ndarray, owner: str, key, finite: bool = False) -> dict:
+    """An array as JSON data: dtype, shape and its little-endian C-order bytes in base64; FilterkitError naming
+    ``owner`` for a NaN (or, when ``finite``, an infinity), which a model is not loaded with."""
     if array.dtype.kind not in _ARRAY_KINDS:
         raise FilterkitError(f"{owner} cannot be saved: its state '{key}' is an array of {array.dtype}, not numbers")
+    unloadable = (~np.isfinite(array) if finite else np.isnan(array)) if array.dtype.kind == "f" else None
+    if unloadable is not None and unloadable.any():
+        where = np.unravel_index(int(np.flatnonzero(unloadable)[0]), array.shape)
+        raise FilterkitError(
+            f"{owner} cannot be saved: its state '{key}' holds {float(array[where])!r} at {tuple(map(int, where))}, "
+            "which a model is not loaded with"
+        )
     little_endian = np.ascontiguousarray(array, dtype=array.dtype.newbyteorder("<"))
     return {
         "dtype": little_endian.dtype.str,
@@ -629,14 +645,16 @@ def _json_type(value) -> str:
 def _chain_from_document(document: dict, path, registry: Registry) -> Chain:
     """The fitted chain a checked model document describes (its arrays read from beside ``path``)."""
     for entry in document["stages"]:
+        # a model saved before the rename: "filterkit" on PyPI is another project
+        distribution = {"filterkit": BUILT_IN_DISTRIBUTION}.get(entry.get("distribution"), entry.get("distribution"))
+        needed = f"stage '{entry['name']}' from plugin '{entry.get('plugin')}' ({distribution})"
         if entry["name"] not in registry.stages:
-            # a model saved before the rename: "filterkit" on PyPI is another project
-            distribution = {"filterkit": BUILT_IN_DISTRIBUTION}.get(
-                entry.get("distribution"), entry.get("distribution")
-            )
+            raise FilterkitError(f"the model needs {needed}, which is not installed", str(path))
+        installed = registry.stages[entry["name"]]
+        if not _same_plugin(entry.get("plugin"), distribution, installed.plugin, installed.distribution):
             raise FilterkitError(
-                f"the model needs stage '{entry['name']}' from plugin '{entry.get('plugin')}' "
-                f"({distribution}), which is not installed",
+                f"the model needs {needed}; the installed stage of that name is plugin '{installed.plugin}' "
+                f"({installed.distribution}), whose fitted state may mean otherwise",
                 str(path),
             )
     try:
@@ -663,6 +681,18 @@ def _chain_from_document(document: dict, path, registry: Registry) -> Chain:
     for position, (stage, (_, _, state)) in enumerate(zip(chain.stages, stages), 1):
         _refuse_unknown_entries(position, stage, state)
     return chain
+
+
+def _same_plugin(plugin, distribution, installed_plugin: str, installed_distribution: str) -> bool:
+    """Whether a model's stage, fitted by ``plugin`` of ``distribution`` (None in a model that does not say), is the
+    installed one's: any built-in one (the built-in plugins' modules may move), else the same plugin by name (a
+    ``--plugins-dir`` file's name, wherever its folder is, or installed by a package under that name) and, both
+    installed by a package, the same package."""
+    if plugin is None or distribution is None or distribution == installed_distribution == BUILT_IN_DISTRIBUTION:
+        return True
+    local = distribution.startswith(PLUGINS_DIR) or installed_distribution.startswith(PLUGINS_DIR)
+    named = str(plugin).split(" (", 1)[0] == installed_plugin.split(" (", 1)[0]
+    return named and (local or distribution == installed_distribution)
 
 
 def _refuse_unknown_entries(position: int, stage, saved: dict) -> None:

@@ -44,6 +44,8 @@ if TYPE_CHECKING:
 GROUP = "filterkit"
 #: The built-in plugins' distribution (models saved before the rename, issue 39, name it "filterkit").
 BUILT_IN_DISTRIBUTION = "filterkit-arff"
+#: How the distribution of a ``--plugins-dir`` file's plugin begins (then the folder).
+PLUGINS_DIR = "plugins-dir "
 #: The entry-point group naming a distribution's table of what its plugins register.
 NAMES_GROUP = "filterkit.names"
 NO_HOOKS_HINT = "no hook implementations: is @hookimpl missing?"
@@ -383,7 +385,7 @@ class _Plugins:
         switch_shared = switch_shared or any(
             other.switch == candidate.switch and other is not candidate for other in getattr(self, "found", ())
         )
-        local = candidate.distribution.startswith("plugins-dir ")
+        local = candidate.distribution.startswith(PLUGINS_DIR)
         fix = "remove or rename its file" if local else f"pip uninstall {candidate.distribution}"
         silence = (
             f"silence it: {fix} (FILTERKIT_DISABLE_PLUGINS={candidate.switch} would skip the plugin of that name too)"
@@ -538,10 +540,32 @@ def _signature_problem(module) -> str | None:
     return None
 
 
+#: The warnings given already while :func:`each_warning_once` is in force (None: every one is given).
+_given: set[str] | None = None
+
+
+@contextlib.contextmanager
+def each_warning_once() -> Iterator[None]:
+    """Within: a plugin warning given already is not given again.  A command loads the plugins for its command
+    tree, again for its run, and in each ``--jobs`` worker (forked within, so knowing what was given): a broken
+    plugin had been warned of two to four times."""
+    global _given
+    outer, _given = _given, set() if _given is None else _given
+    try:
+        yield
+    finally:
+        _given = outer
+
+
 def _warn(message: str) -> None:
     """``filterkit: warning: MESSAGE`` on stderr, its control characters escaped (a plugin's error may quote
-    anything)."""
-    print(f"filterkit: warning: {one_line(message)}", file=sys.stderr)
+    anything); once only within :func:`each_warning_once`."""
+    line = f"filterkit: warning: {one_line(message)}"
+    if _given is not None:
+        if line in _given:
+            return
+        _given.add(line)
+    print(line, file=sys.stderr)
 
 
 def _candidates(plugins_dir, plugins: _Plugins) -> list[_Candidate]:
@@ -590,7 +614,7 @@ def _candidates(plugins_dir, plugins: _Plugins) -> list[_Candidate]:
         for path in sorted(Path(plugins_dir).glob("*.py")):
             name = f"{path.stem} ({path})"
             candidates[name] = _Candidate(
-                name, path.stem, f"plugins-dir {plugins_dir}", "", functools.partial(_import_file, path)
+                name, path.stem, f"{PLUGINS_DIR}{plugins_dir}", "", functools.partial(_import_file, path)
             )
     return list(candidates.values())
 
@@ -754,7 +778,10 @@ def _check(thing, kind: str) -> str | None:
     if kind == "classifier":
         from filterkit.classifier import CLASSIFIER_DECLARATIONS, Classifier  # imported by the first classifier plugin
 
-        return _check_configurable(thing, Classifier, kind) or _declared(thing, kind, CLASSIFIER_DECLARATIONS)
+        problem = _check_configurable(thing, Classifier, kind) or _declared(thing, kind, CLASSIFIER_DECLARATIONS)
+        if problem is None and thing.options and not thing.name.isidentifier():  # --NAME-OPTION, stored NAME__OPTION
+            problem = f"classifier '{thing.name}' has options, so its name, which begins theirs, must be an identifier"
+        return problem
     expected: Any = Stemmer
     declarations: dict[str, Declared] = {"function": Declared(callable, "a function")}
     if kind == "format":

@@ -563,7 +563,9 @@ class LabelSetModel(TrainedModel):
         predicted = np.zeros((features.shape[0], len(self.classes)), dtype=bool)
         for j, (classifier, constant) in enumerate(zip(self.classifiers, self.constants)):
             predicted[:, j] = (
-                constant if classifier is None else np.asarray(classifier("predict", features), dtype=bool)
+                constant
+                if classifier is None
+                else classifier("predict", features, shape=predicted.shape[:1]).astype(bool)
             )
         return predicted
 

@@ -90,7 +90,7 @@ def refuse_statistics_unlike_states(chain: Chain, statistics: list[dict | None],
     refitted = updated_chain(chain, statistics, MemorySource(schema, no_rows), registry)
     for position, (saved, again) in enumerate(zip(chain.stages, refitted.stages), 1):
         where = f"stage {position} '{saved.name}'"
-        if saved_state(saved.state(), where) != saved_state(again.state(), where):
+        if saved_state(saved.state(), False, where) != saved_state(again.state(), False, where):
             raise FilterkitError(
                 f"the model's '{SECTION}' of {where} do not give its saved state (a fit on them gives another): "
                 "the statistics or the state were edited"

@@ -1,0 +1,184 @@
+"""What a read-only review of the plugin API found a third-party plugin could do unnoticed (the session of 2026-11-30,
+ninth): a classifier named with a dash crashed ``evaluate --help`` for everyone, a model ran another plugin's stage of
+its stage's name, a state that no model is loaded with was saved, a classifier's scores read as its decisions, and a
+broken plugin was warned of once per process that loaded it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from filterkit.testing import run_filterkit
+
+IRIS = Path(__file__).parent.parent / "arff_samples" / "iris.arff"
+
+CLASSIFIER = '''
+import numpy as np
+from filterkit.plugin import Classifier, Option, hookimpl
+
+class Odd(Classifier):
+    """A linear score of ones whose answers misbehave as it is written."""
+    name = "NAME"
+    options = OPTIONS
+    saveable = True
+    def fit(self, features, targets, seed):
+        self.w = np.ones(features.shape[1]) * WEIGHT
+        return self
+    def score(self, features):
+        return np.asarray(features @ np.nan_to_num(self.w)).ravel()
+    def predict(self, features):
+        return PREDICT
+    def state(self):
+        return {"w": self.w}
+    def load_state(self, state):
+        self.w = state["w"]
+
+@hookimpl
+def register_classifiers(register):
+    register(Odd)
+'''
+
+SCALING = '''
+import numpy as np
+from filterkit.plugin import Chunk, Stage, hookimpl
+
+class Scale(Stage):
+    """Scales each attribute by FACTOR over its largest training value."""
+    name = "scale-by-max"
+    learns = True
+    def new_statistics(self):
+        return None
+    def accumulate(self, statistics, chunk):
+        largest = chunk.dense_values()[:, self.features].max(axis=0)
+        return largest if statistics is None else np.maximum(statistics, largest)
+    def finalize(self, statistics):
+        self.scale = FACTOR / statistics
+        self.scale[0] = FIRST
+    def transform(self, chunk):
+        values = np.array(chunk.dense_values(), dtype=np.float64)
+        values[:, self.features] *= self.scale
+        return Chunk(values, chunk.text, chunk.weights)
+    def state(self):
+        return {"scale": self.scale}
+    def load_state(self, state):
+        self.scale = np.asarray(state["scale"], dtype=float)
+
+@hookimpl
+def register_stages(register):
+    register(Scale)
+'''
+
+
+def classifier_plugin(tmp_path, name="odd", options="()", weight="1.0", predict="self.score(features) > 0"):
+    folder = tmp_path / "classifier"
+    folder.mkdir(exist_ok=True)
+    source = CLASSIFIER.replace("NAME", name).replace("OPTIONS", options).replace("WEIGHT", weight)
+    (folder / "odd.py").write_text(source.replace("PREDICT", predict))
+    return folder
+
+
+def scaling_plugin(folder: Path, file: str, factor="1.0", first="self.scale[0]") -> Path:
+    folder.mkdir(exist_ok=True)
+    (folder / file).write_text(SCALING.replace("FACTOR", factor).replace("FIRST", first))
+    return folder
+
+
+@pytest.mark.parametrize("name", ["my-clf", "a.b", "x+y"])
+def test_a_classifier_with_options_named_as_no_identifier_is_skipped_not_a_crash_of_every_evaluate(tmp_path, name):
+    # its options' click names (NAME__OPTION) were invalid: evaluate --help, evaluate and train ended in a traceback
+    folder = classifier_plugin(tmp_path, name=name, options='(Option("k", int, 1, "k"),)')
+    for words in (("evaluate", "--help"), ("evaluate", "--positive", "Iris-setosa", "--folds", "3", IRIS, "l2")):
+        result = run_filterkit(*words, plugins_dir=folder)
+        assert result.status == 0 and "Traceback" not in result.stderr, result.stderr
+        assert f"classifier '{name}' has options, so its name, which begins theirs, must be an identifier" in (
+            result.stderr
+        )
+    plain = classifier_plugin(tmp_path, name=name)  # without options its name is any word, as before
+    result = run_filterkit(
+        "evaluate", "--classifier", name, "--positive", "Iris-setosa", "--folds", "3", IRIS, "l2", plugins_dir=plain
+    )
+    assert result.status == 0 and result.stderr == "", result.stderr
+
+
+def test_a_broken_plugin_is_warned_of_once_a_command_not_once_a_load(tmp_path):
+    # the command tree, the run and each --jobs worker loaded the plugins: the same warning came two to four times
+    folder = classifier_plugin(tmp_path, name="my-clf", options='(Option("k", int, 1, "k"),)')
+    for jobs in ("1", "2"):
+        result = run_filterkit(
+            "evaluate", "--jobs", jobs, "--positive", "Iris-setosa", "--folds", "3", IRIS, "l2", plugins_dir=folder
+        )
+        assert result.status == 0 and result.stderr.count("is skipped") == 1, result.stderr
+
+
+@pytest.mark.parametrize(
+    "predict, answer", [("self.score(features)", "predict returned "), ("self.score(features) * 0 + 2", "2.0")]
+)
+def test_a_classifier_whose_predict_answers_scores_breaks_the_contract(tmp_path, predict, answer):
+    # its scores were read as decisions: every row with a non-zero score predicted positive, status 0
+    folder = classifier_plugin(tmp_path, predict=predict)
+    result = run_filterkit(
+        "evaluate",
+        "--classifier",
+        "odd",
+        "--positive",
+        "Iris-versicolor",
+        "--folds",
+        "3",
+        IRIS,
+        "minmax",
+        plugins_dir=folder,
+    )
+    assert result.status == 1 and result.stdout == b"" and "Traceback" not in result.stderr
+    assert "classifier 'odd'" in result.stderr and "broke the classifier contract" in result.stderr
+    assert answer in result.stderr and "where a decision (True or False) is expected" in result.stderr
+
+
+@pytest.mark.parametrize("weight", ["np.nan", "np.inf"])
+def test_a_classifier_state_no_model_is_loaded_with_is_refused_at_saving(tmp_path, weight):
+    # train saved it (status 0) and every predict of the model then failed: "not a filterkit model"
+    folder = classifier_plugin(tmp_path, weight=weight)
+    model = tmp_path / "m.json"
+    result = run_filterkit(
+        "train", "--classifier", "odd", "--positive", "Iris-setosa", "-o", model, IRIS, "l2", plugins_dir=folder
+    )
+    assert result.status == 1 and not model.exists() and "Traceback" not in result.stderr
+    assert "the classifier cannot be saved: its state 'w' holds" in result.stderr
+    assert "which a model is not loaded with" in result.stderr
+
+
+@pytest.mark.parametrize("first", ["np.nan", "np.inf"])
+def test_a_stage_state_no_model_is_loaded_with_is_refused_at_saving(tmp_path, first):
+    # NaN anywhere, or an infinity in an array the stage declares finite (every array a plain state holds is
+    # checked as NaN only, as loading checks it)
+    folder = scaling_plugin(tmp_path / "plugins", "scaling.py", first=first)
+    model, out = tmp_path / "m.json", tmp_path / "o.arff"
+    result = run_filterkit("--save-model", model, "-o", out, IRIS, "scale-by-max", plugins_dir=folder)
+    if first == "np.inf":  # the stage declares no state_arrays: an infinity is its to read back
+        assert result.status == 0, result.stderr
+        return
+    assert result.status == 1 and not model.exists() and not out.exists()
+    assert "stage 'scale-by-max' cannot be saved: its state 'scale' holds nan at (0,)" in result.stderr
+
+
+def test_a_model_is_not_applied_with_another_plugin_s_stage_of_the_same_name(tmp_path):
+    # the model records the plugin and its distribution, but loading looked at the stage's name only: another
+    # plugin's 'scale-by-max' applied the fitted state to other effect (100 times the values), status 0
+    fitted = scaling_plugin(tmp_path / "fitted", "scaling.py")
+    model = tmp_path / "m.json"
+    assert (
+        run_filterkit(
+            "-q", "--save-model", model, "-o", tmp_path / "o.arff", IRIS, "scale-by-max", plugins_dir=fitted
+        ).status
+        == 0
+    )
+    same = run_filterkit("apply", model, IRIS, plugins_dir=fitted)
+    data = (tmp_path / "o.arff").read_bytes().split(b"@data")[1]
+    assert same.status == 0 and same.stdout.split(b"@data")[1] == data
+    moved = scaling_plugin(tmp_path / "moved", "scaling.py")  # the same plugin's file in another folder
+    assert run_filterkit("apply", model, IRIS, plugins_dir=moved).stdout == same.stdout
+    other = scaling_plugin(tmp_path / "other", "imposter.py", factor="100.0")
+    result = run_filterkit("apply", model, IRIS, plugins_dir=other)
+    assert result.status == 1 and result.stdout == b"" and "Traceback" not in result.stderr
+    assert "the model needs stage 'scale-by-max' from plugin 'scaling (" in result.stderr
+    assert "the installed stage of that name is plugin 'imposter (" in result.stderr
