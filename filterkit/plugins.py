@@ -396,7 +396,7 @@ class _Plugins:
         if self.strict:
             raise FilterkitError(f"{message} (FILTERKIT_STRICT_PLUGINS is set)") from error
         self.registry.skipped.append(PluginProblem(candidate.name, candidate.distribution, reason))
-        _warn(message)
+        warn(message)
 
     def load(self, kind: str | None = None, name: str | None = None) -> None:
         """Load the waiting plugins that declare the ``kind`` called ``name`` (any of ``kind`` without
@@ -460,7 +460,7 @@ class _Plugins:
             unmarked = ", ".join(name for name in HOOKS if callable(getattr(module, name, None)))
             hint = NO_HOOKS_HINT + (f" ({unmarked} is not marked)" if unmarked else "")
             self.registry.without_hooks.append(PluginProblem(candidate.name, candidate.distribution, hint))
-            return _warn(f"plugin '{candidate.name}' ({candidate}) registers nothing: {hint}")
+            return warn(f"plugin '{candidate.name}' ({candidate}) registers nothing: {hint}")
         self.loaded[candidate.name] = (candidate, module)
 
     def _collect(self) -> dict[str, tuple[str, BaseException | None]]:
@@ -557,7 +557,7 @@ def each_warning_once() -> Iterator[None]:
         _given = outer
 
 
-def _warn(message: str) -> None:
+def warn(message: str) -> None:
     """``filterkit: warning: MESSAGE`` on stderr, its control characters escaped (a plugin's error may quote
     anything); once only within :func:`each_warning_once`."""
     line = f"filterkit: warning: {one_line(message)}"
@@ -584,7 +584,7 @@ def _candidates(plugins_dir, plugins: _Plugins) -> list[_Candidate]:
             if not plugin_fault(error):
                 raise
             reason = f"{type(error).__name__}: {error}"
-            _warn(f"the names {point.value} of distribution {point.distribution} are left out ({reason})")
+            warn(f"the names {point.value} of distribution {point.distribution} are left out ({reason})")
     found = sorted(
         (point for point in points if point.group == GROUP),
         key=lambda p: (p.distribution != BUILT_IN_DISTRIBUTION, p.name, p.distribution, p.value),
@@ -604,7 +604,7 @@ def _candidates(plugins_dir, plugins: _Plugins) -> list[_Candidate]:
         elif distribution != candidates[point.name].distribution:
             twins.setdefault(distribution, candidates[point.name].distribution)
     for twin, first in twins.items():  # e.g. filterkit-arff installed over a checkout's old 'filterkit'
-        _warn(
+        warn(
             f"distribution {twin} registers the same plugins as {first}: the same package installed twice "
             f"(once under an old name?); its copy is not used: pip uninstall {twin}"
         )
@@ -624,7 +624,7 @@ def entry_points(*groups: str) -> list[metadata.EntryPoint]:
     but a distribution whose ``entry_points.txt`` cannot be read is left out with a warning."""
     found, warnings = _entry_points_and_warnings(groups)
     for warning in warnings:
-        _warn(warning)
+        warn(warning)
     return found
 
 
@@ -680,7 +680,7 @@ def _installed_entry_points(remember: bool) -> list[_EntryPoint]:
         if mark is not None:
             installed.remember(groups, mark, [list(point) for point in points], warnings)
     for warning in warnings:
-        _warn(warning)
+        warn(warning)
     return points
 
 

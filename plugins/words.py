@@ -394,7 +394,13 @@ class WordVector(KeptPass, Updatable, Explainable):
     def _stemmed(self, word: str) -> str:
         stem = self.stems.get(word)
         if stem is None:
-            stem = self.stem(word) if self.stem is not None else word
+            try:
+                stem = self.stem(word) if self.stem is not None else word
+            except Exception as error:  # the stemmer's plugin's fault, not this stage's: named as the one at fault
+                raise FilterkitError(
+                    f"stage 'words': stemmer '{self.params['stemmer']}' failed on {word!r}: "
+                    f"{type(error).__name__}: {error} (filterkit plugins lists the plugin registering it)"
+                ) from None
             if not isinstance(stem, str):
                 raise FilterkitError(
                     f"stage 'words': stemmer '{self.params['stemmer']}' returned {type(stem).__name__} for {word!r}, "

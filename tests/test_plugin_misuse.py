@@ -182,3 +182,48 @@ def test_a_model_is_not_applied_with_another_plugin_s_stage_of_the_same_name(tmp
     assert result.status == 1 and result.stdout == b"" and "Traceback" not in result.stderr
     assert "the model needs stage 'scale-by-max' from plugin 'scaling (" in result.stderr
     assert "the installed stage of that name is plugin 'imposter (" in result.stderr
+
+
+def test_a_classifier_option_with_a_command_s_flag_is_left_out_not_taken_for_it(tmp_path):
+    # a classifier 'train' with an option 'fraction' (--train-fraction) took evaluate's own option: the learning
+    # curve was not run, and with another classifier chosen it was refused as that classifier's option
+    folder = tmp_path / "plugins"
+    folder.mkdir()
+    source = CLASSIFIER.replace("NAME", "train").replace("OPTIONS", '(Option("fraction", str, "", "f"),)')
+    (folder / "clash.py").write_text(source.replace("WEIGHT", "1.0").replace("PREDICT", "self.score(features) > 0"))
+    result = run_filterkit(
+        "evaluate",
+        "--train-fraction",
+        "0.5,1",
+        "--positive",
+        "Iris-setosa",
+        "--folds",
+        "3",
+        IRIS,
+        "l2",
+        plugins_dir=folder,
+    )
+    assert result.status == 0, result.stderr
+    rows = [line.split()[:2] for line in result.stdout.decode().splitlines()[2:]]
+    assert rows == [["l2", "0.5"], ["l2", "1"]]
+    assert result.stderr.count("\n") == 1 and "classifier 'train' (plugin 'clash (" in result.stderr
+    assert "its option 'fraction' is left out: --train-fraction is an option of 'evaluate'" in result.stderr
+    helped = run_filterkit("evaluate", "--help", plugins_dir=folder)
+    assert helped.status == 0 and helped.stdout.decode().count("--train-fraction") == 1
+
+
+def test_a_stemmer_is_listed_and_named_where_it_fails(tmp_path):
+    # 'filterkit plugins' listed no stemmer, and a stemmer's crash was blamed on the words stage's plugin alone
+    folder = tmp_path / "plugins"
+    folder.mkdir()
+    (folder / "trunc.py").write_text(
+        "from filterkit.plugin import Stemmer, hookimpl\n\ndef fails(word):\n    raise ValueError('stem boom')\n\n"
+        '@hookimpl\ndef register_stemmers(register):\n    register(Stemmer("trunc", fails, "Fails."))\n'
+    )
+    listed = run_filterkit("plugins", plugins_dir=folder).stdout.decode()
+    assert "stemmers:\n  trunc        trunc (" in listed and "Fails." in listed
+    text = tmp_path / "docs.csv"
+    text.write_text("text,class\nsome words,a\nmore words,b\n")
+    result = run_filterkit("--text", "text", text, "words", "--stemmer", "trunc", plugins_dir=folder)
+    assert result.status == 1 and result.stdout == b"" and "Traceback" not in result.stderr
+    assert "stemmer 'trunc' failed on 'some': ValueError: stem boom" in result.stderr

@@ -248,7 +248,11 @@ def test_plugins_json_lists_stages_with_plugin_and_distribution_and_the_failures
     result = run_filterkit("plugins", "--json", plugins_dir=BROKEN_DIR)
     assert result.status == 0
     listing = json.loads(result.stdout)
-    assert set(listing) == {"stages", "metrics", "classifiers", "formats", "skipped", "without_hooks", "disabled"}
+    assert set(listing) == {
+        *("stages", "metrics", "classifiers", "stemmers", "formats"),
+        *("skipped", "without_hooks", "disabled"),
+    }
+    assert listing["stemmers"] == []  # none is built in
     formats = {entry["name"]: entry for entry in listing["formats"]}
     assert formats["csv"]["plugin"] == "formats" and formats["csv"]["summary"] == "reads and writes .csv"
     assert formats["parquet"]["summary"] == "reads .parquet, .pq"

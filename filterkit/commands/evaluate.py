@@ -43,6 +43,7 @@ from filterkit.formats import FormatOptions, format_of, format_options
 from filterkit.label_issues import LabelIssueFinder
 from filterkit.labels import LABEL_SEPARATOR
 from filterkit.outputs import checked_output, staged_output
+from filterkit.plugins import warn
 from filterkit.progress import Progress, progress_mode
 from filterkit.stage import Option
 from filterkit.tasks import LABEL_SET, MAX_SEED, Task
@@ -199,13 +200,29 @@ class EvaluateCommand(ReportCommand):
         key = f"{_CLASSIFIER_OPTIONS}.{self.trains}"
         made = ctx.meta.get(key)
         if made is None or made[0] is not registry:
-            options = [
-                click_option(self._shown(registered.value, option), owner=registered.name)
-                for registered in registry.classifiers.values()
-                for option in registered.value.options
-            ]
-            made = ctx.meta[key] = (registry, options)
+            made = ctx.meta[key] = (registry, self._classifier_options(ctx, registry, params))
         return [*params[:declared], *made[1], *params[declared:]]
+
+    def _classifier_options(self, ctx: click.Context, registry, params: list[click.Parameter]) -> list[click.Option]:
+        """Every classifier's options as ``--NAME-OPTION``, but one whose flag the command or a classifier loaded
+        before has, left out with a warning naming its plugin (the command line read one of the two silently:
+        a classifier ``train`` with an option ``fraction`` took ``evaluate --train-fraction``)."""
+        taken = {spelled for param in params for spelled in [*param.opts, *param.secondary_opts]}
+        options = []
+        for registered in registry.classifiers.values():
+            for option in registered.value.options:
+                made = click_option(self._shown(registered.value, option), owner=registered.name)
+                spelled = [*made.opts, *made.secondary_opts]
+                clash = sorted(taken.intersection(spelled))
+                if clash:
+                    warn(
+                        f"classifier '{registered.name}' ({registered.provenance}): its option '{option.name}' is "
+                        f"left out: {clash[0]} is an option of '{ctx.info_name}' or of a classifier before it"
+                    )
+                    continue
+                taken.update(spelled)
+                options.append(made)
+        return options
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         """Parse as any command; a required option missing because it was given after the input file (which

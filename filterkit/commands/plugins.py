@@ -15,12 +15,12 @@ from filterkit.plugins import Format
 from filterkit.stage import Configurable
 
 #: What the listing names, each kind under its heading.
-KINDS = ("stages", "metrics", "classifiers", "formats")
+KINDS = ("stages", "metrics", "classifiers", "stemmers", "formats")
 
 
 @click.command(
     cls=ReportCommand,
-    help="List stages, metrics, classifiers and formats with the plugin, distribution and version of each, "
+    help="List stages, metrics, classifiers, stemmers and formats with the plugin, distribution and version of each, "
     "and the plugins that were skipped or register nothing.",
 )
 @json_option(help="Machine-readable output.")
