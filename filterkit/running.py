@@ -13,11 +13,12 @@ import copy
 import dataclasses
 import functools
 import gzip
+import io
 import os
 import shlex
 import stat
 import sys
-from typing import Callable, ContextManager, Protocol, Sequence
+from typing import Callable, ContextManager, Protocol, Sequence, TextIO, cast
 
 from filterkit.arff.tokens import one_line
 from filterkit.arff.writer import EXACT, NumberFormat
@@ -166,7 +167,10 @@ def run(
     """
     fitted = chain.output_schema is not None
     target = OutputTarget(output, output_dir)
-    with engine.opened(chain, input_path) as source:
+    with (
+        printed_to_stderr() if output is None else contextlib.nullcontext(),
+        engine.opened(chain, input_path) as source,
+    ):
         engine.check_target(source, target)  # refused before any pass, not after the fit
         if fitted:
             check_new_rows(chain, source, "<stdin>" if input_path == "-" else input_path)
@@ -292,17 +296,52 @@ def _is_regular_file(path: str) -> bool:
         return True
 
 
+class _PrintedToStderr(io.TextIOBase):
+    """Standard output while rows are written to it: the text printed (a plugin's ``print()``) goes to standard
+    error, as while plugins load; the rows, written to its ``buffer``, to standard output (a stage's line among
+    them had broken the ARFF)."""
+
+    def __init__(self, stdout) -> None:
+        super().__init__()
+        self.stdout = stdout
+
+    @property
+    def buffer(self):
+        return self.stdout.buffer
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        return sys.stderr.write(text)
+
+    def flush(self) -> None:
+        sys.stderr.flush()
+        self.stdout.flush()
+
+    def fileno(self) -> int:
+        return self.stdout.fileno()
+
+
+def printed_to_stderr() -> ContextManager:
+    """Within: standard output's text goes to standard error, its bytes (``sys.stdout.buffer``) where they went."""
+    if isinstance(sys.stdout, _PrintedToStderr):
+        return contextlib.nullcontext()
+    return contextlib.redirect_stdout(cast(TextIO, _PrintedToStderr(sys.stdout)))
+
+
 @contextlib.contextmanager
 def output_stream(output: OutputFile | None, before_publish: Callable[[], None] | None = None):
-    """A binary stream to stdout, or to ``output``, published only when the block succeeds and then
-    ``before_publish()`` (if any: saving the model) returns; a ``.gz`` name is written gzip-compressed
-    with no file name or time in its header (the same bytes each run)."""
+    """A binary stream to stdout (what is printed meanwhile going to stderr), or to ``output``, published only when
+    the block succeeds and then ``before_publish()`` (if any: saving the model) returns; a ``.gz`` name is written
+    gzip-compressed with no file name or time in its header (the same bytes each run)."""
     if output is None:
         sys.stdout.flush()
-        yield sys.stdout.buffer
-        if before_publish is not None:
-            before_publish()
-        sys.stdout.buffer.flush()
+        with printed_to_stderr():
+            yield sys.stdout.buffer
+            if before_publish is not None:
+                before_publish()
+            sys.stdout.buffer.flush()
         return
     with staged_output(output) as stage:
         compressed = None

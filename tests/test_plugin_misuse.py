@@ -227,3 +227,24 @@ def test_a_stemmer_is_listed_and_named_where_it_fails(tmp_path):
     result = run_filterkit("--text", "text", text, "words", "--stemmer", "trunc", plugins_dir=folder)
     assert result.status == 1 and result.stdout == b"" and "Traceback" not in result.stderr
     assert "stemmer 'trunc' failed on 'some': ValueError: stem boom" in result.stderr
+
+
+@pytest.mark.parametrize("where", ["transform", "accumulate"])
+def test_what_a_stage_prints_goes_to_standard_error_not_into_the_rows(tmp_path, where):
+    # a stage's print() landed among the ARFF rows on standard output (status 0), which the next reader refused
+    folder = tmp_path / "plugins"
+    folder.mkdir()
+    printed = {part: 'print("HELLO")' if part == where else "pass" for part in ("transform", "accumulate")}
+    (folder / "noisy.py").write_text(
+        "from filterkit.plugin import Stage, hookimpl\n\n"
+        'class Noisy(Stage):\n    """Prints as it runs."""\n    name = "noisy"\n    learns = True\n'
+        "    def new_statistics(self):\n        return 0\n"
+        f"    def accumulate(self, statistics, chunk):\n        {printed['accumulate']}\n        return statistics\n"
+        "    def finalize(self, statistics):\n        pass\n"
+        f"    def transform(self, chunk):\n        {printed['transform']}\n        return chunk\n\n"
+        "@hookimpl\ndef register_stages(register):\n    register(Noisy)\n"
+    )
+    result = run_filterkit(IRIS, "noisy", plugins_dir=folder)
+    plain = run_filterkit(IRIS)
+    assert result.status == 0 and "HELLO\n" in result.stderr and b"HELLO" not in result.stdout
+    assert result.stdout.split(b"@data")[1] == plain.stdout.split(b"@data")[1]
