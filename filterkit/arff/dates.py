@@ -9,7 +9,7 @@ decimal digits of any script, and no sign is taken.  A date whose zone (or hour 
 those years in UTC is refused where it is read, not only when written.  ``yy`` is Java's: two digits
 written, read in the century that puts the year within 80 years before today, so a year outside that
 window (1900 written ``00``) reads back as another; filterkit writes it as Weka does (write ``yyyy``
-to keep every year).
+to keep every year).  ``''`` is a quote mark, in a quoted literal (``'o''clock'``) or outside one.
 """
 
 from __future__ import annotations
@@ -138,12 +138,8 @@ def _compile(pattern: str) -> list[tuple]:
     while position < len(pattern):
         char = pattern[position]
         if char == "'":
-            end = pattern.find("'", position + 1)
-            if end == -1:
-                raise ArffError(f"date format {_shown_pattern(pattern)} has an unterminated quote")
-            literal = pattern[position + 1 : end] or "'"
+            literal, position = _quoted_literal(pattern, position)
             fields.append((None, literal))
-            position = end + 1
         elif char.isalpha():
             if char not in _SUPPORTED:
                 raise ArffError(f"date format {_shown_pattern(pattern)}: pattern letter '{char}' is not supported")
@@ -156,6 +152,23 @@ def _compile(pattern: str) -> list[tuple]:
             fields.append((None, char))
             position += 1
     return fields
+
+
+def _quoted_literal(pattern: str, position: int) -> tuple[str, int]:
+    """The literal quoted at ``position`` (a quote mark) and the position after it, as Java reads it: ``''`` is
+    one quote mark, outside a quoted literal (``yyyy''MM``) or in one (``'o''clock'``, the text ``o'clock``)."""
+    if pattern.startswith("''", position):
+        return "'", position + 2
+    pieces = []
+    position += 1
+    while True:
+        end = pattern.find("'", position)
+        if end == -1:
+            raise ArffError(f"date format {_shown_pattern(pattern)} has an unterminated quote")
+        pieces.append(pattern[position:end])
+        if not pattern.startswith("''", end):
+            return "'".join(pieces), end + 1
+        position = end + 2
 
 
 def _read_field(text: str, position: int, letter: str, count: int, width: int) -> tuple[str, int | None, int]:

@@ -22,6 +22,7 @@ import pytest
 from chain_helpers import needs_weka, weka_java
 from filterkit import kernels
 from filterkit.arff import ArffReader
+from filterkit.arff.dates import DateFormat
 from filterkit.errors import ArffError
 
 PROBE = Path(__file__).with_name("WekaProbe.java")
@@ -162,6 +163,13 @@ CASES = {
     "date zone +2400": (date("yyyy-MM-dd HH:mm Z", "2020-01-01 00:00 +2400"), BAD_DATE),
     "date zone +0160": (date("yyyy-MM-dd HH:mm Z", "2020-01-01 00:00 +0160"), BAD_DATE),
     "date year 10000": (date("yyyy-MM-dd", "10000-01-01"), BAD_DATE),
+    # '' is a quote mark, inside a quoted literal or outside one
+    "date quote in a literal": (
+        date("yyyy-MM-dd 'at' HH 'o''clock'", "2020-01-02 at 05 o\\'clock"),
+        [[millis(2020, 1, 2, 5)]],
+    ),
+    "date quote in a literal, left out": (date("yyyy-MM-dd 'at' HH 'o''clock'", "2020-01-02 at 05 oclock"), BAD_DATE),
+    "date quote outside a literal": (date("yyyy''MM", "2020\\'03"), [[millis(2020, 3, 1)]]),
     # headers
     "header without attributes": ("@relation r\n@data\n", refused("the header declares no attribute")),
     "header without attributes, rows": ("@relation r\n@data\n1\n", refused("the header declares no attribute", 2)),
@@ -194,6 +202,19 @@ STRICTER = {
     "header extra after string": "text after a type is not ignored",
     "header date letter w": "date pattern letters beyond y M d H k K h m s S a E z Z X are refused",
 }
+
+
+@pytest.mark.parametrize(
+    ("pattern", "text", "written"),
+    [
+        ("yyyy-MM-dd 'at' HH 'o''clock'", "2020-01-02 at 05 o'clock", "2020-01-02 at 05 o'clock"),
+        ("yyyy''MM", "2020'03", "2020'03"),
+    ],
+)
+def test_a_date_is_written_as_java_writes_it(pattern, text, written):
+    # as Weka writes these (java -cp weka.jar weka.filters.AllFilter): the quote marks kept
+    date_format = DateFormat(pattern)
+    assert date_format.format(date_format.parse(text)) == written
 
 
 def read_case(document: str, path: str):
