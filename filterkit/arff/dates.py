@@ -9,7 +9,9 @@ decimal digits of any script, and no sign is taken.  A date whose zone (or hour 
 those years in UTC is refused where it is read, not only when written.  ``yy`` is Java's: two digits
 written, read in the century that puts the year within 80 years before today, so a year outside that
 window (1900 written ``00``) reads back as another; filterkit writes it as Weka does (write ``yyyy``
-to keep every year).  ``''`` is a quote mark, in a quoted literal (``'o''clock'``) or outside one.
+to keep every year).  As in Java, ``y`` alone reads a year of exactly two digits in that window too
+(``99`` is 1999; ``5`` and ``123`` are the years 5 and 123) and writes the whole year.  ``''`` is a
+quote mark, in a quoted literal (``'o''clock'``) or outside one.
 """
 
 from __future__ import annotations
@@ -177,7 +179,7 @@ def _read_field(text: str, position: int, letter: str, count: int, width: int) -
     bounds a number's digits (0: as many as there are)."""
     if letter in _NUMERIC and not (letter == "M" and count >= 3):
         number, end = _read_number(text, position, width)
-        if number is not None and letter == "y" and count == 2 and end - position == 2:
+        if number is not None and letter == "y" and count <= 2 and end - position == 2:
             number = _two_digit_year(number)
         if number is None or not _FIRST[letter] <= number <= _LAST[letter]:
             return letter, None, end

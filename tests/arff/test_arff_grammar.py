@@ -60,6 +60,15 @@ def millis(*fields) -> float:
     return moment.timestamp() * 1000 + ms
 
 
+def two_digit_year(digits: int) -> int:
+    """Java's reading of a two-digit year: the century that puts it within 80 years before today."""
+    import datetime as dt
+
+    start = dt.date.today().year - 80
+    year = start // 100 * 100 + digits
+    return year + 100 if year < start else year
+
+
 NOT_A_NUMBER = refused("is not a number")
 NOT_AN_INDEX = refused("expected an attribute index in a sparse row")
 BEYOND = refused("is beyond the 2 attributes")
@@ -163,6 +172,11 @@ CASES = {
     "date zone +2400": (date("yyyy-MM-dd HH:mm Z", "2020-01-01 00:00 +2400"), BAD_DATE),
     "date zone +0160": (date("yyyy-MM-dd HH:mm Z", "2020-01-01 00:00 +0160"), BAD_DATE),
     "date year 10000": (date("yyyy-MM-dd", "10000-01-01"), BAD_DATE),
+    # one y reads exactly two digits in the two-digit window, as yy does; other counts of digits are the year
+    "date y, 99": (date("y-M-d", "99-1-1"), [[millis(1999, 1, 1)]]),
+    "date y, 01": (date("y-M-d", "01-1-1"), [[millis(2001, 1, 1)]]),
+    "date y, 1999": (date("y-M-d", "1999-1-1"), [[millis(1999, 1, 1)]]),
+    "date d/M/y, 50": (date("d/M/y", "1/1/50"), [[millis(two_digit_year(50), 1, 1)]]),
     # '' is a quote mark, inside a quoted literal or outside one
     "date quote in a literal": (
         date("yyyy-MM-dd 'at' HH 'o''clock'", "2020-01-02 at 05 o\\'clock"),
@@ -207,12 +221,15 @@ STRICTER = {
 @pytest.mark.parametrize(
     ("pattern", "text", "written"),
     [
+        ("y-M-d", "99-1-1", "1999-1-1"),
+        ("d/M/y", "1/1/05", "1/1/2005"),
+        ("yy-M-d", "99-1-1", "99-1-1"),
         ("yyyy-MM-dd 'at' HH 'o''clock'", "2020-01-02 at 05 o'clock", "2020-01-02 at 05 o'clock"),
         ("yyyy''MM", "2020'03", "2020'03"),
     ],
 )
 def test_a_date_is_written_as_java_writes_it(pattern, text, written):
-    # as Weka writes these (java -cp weka.jar weka.filters.AllFilter): the quote marks kept
+    # as Weka writes these (java -cp weka.jar weka.filters.AllFilter): the whole year for one y, the quote marks kept
     date_format = DateFormat(pattern)
     assert date_format.format(date_format.parse(text)) == written
 
