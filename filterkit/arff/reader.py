@@ -443,7 +443,10 @@ def line_blocks(stream: BinaryIO, line_bytes: int) -> Iterator[bytes]:
     while True:
         data = _read(read, _BLOCK_BYTES)
         if not data:
-            if pieces:  # the last line, ended; joined into what is yielded alone, so it is not held twice
+            # the last line, when it has no line end (not the nothing after a last line end, which is no line: the
+            # end of a file that ends with one was numbered a line after its last), ended; joined into what is
+            # yielded alone, so it is not held twice
+            if any(pieces):
                 pieces.append(b"\n")
                 last = b"".join(pieces)
                 pieces.clear()

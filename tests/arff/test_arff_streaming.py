@@ -162,6 +162,35 @@ def test_error_line_is_the_same_whatever_the_line_ending(ending):
     assert str(caught.value).startswith("nominal:5: value 'maybe'")
 
 
+@pytest.mark.parametrize("ending", [b"\n", b"\r\n", b"\r", b""], ids=["LF", "CRLF", "CR", "none"])
+@pytest.mark.parametrize(
+    ("document", "line", "message"),
+    [
+        (b"@relation r\n@attribute s string", 2, "the header has no @data line"),
+        (b"@relation r", 1, "the header has no @data line"),
+        (b"@relation r\n@attribute s string\n@data\n'abc", 4, "unterminated ' quote"),
+        (b"@relation r\n@attribute s numeric\n@data\n1\nx", 5, "value 'x' of attribute 's' is not a number"),
+    ],
+    ids=["no @data", "relation alone", "quote left open", "bad row"],
+)
+def test_an_error_at_the_end_of_the_file_names_its_last_line(document, line, message, ending):
+    # the end of a file that ends with a line end is no line of its own (a 2-line header without @data was said
+    # to end on line 3); gzip'd the same
+    data = document.replace(b"\n", ending or b"\n") + ending
+    for source in (data, gzip.compress(data)):
+        with pytest.raises(ArffError) as caught:
+            read_arff(io.BytesIO(source), name="end")
+        assert (caught.value.line, caught.value.message[: len(message)]) == (line, message)
+
+
+def test_the_command_names_the_last_line_of_a_header_without_data(run_filterkit, tmp_path):
+    (tmp_path / "nd.arff").write_bytes(b"@relation r\n@attribute s string\n")
+    result = run_filterkit(str(tmp_path / "nd.arff"))
+    assert result.stderr.endswith("nd.arff:2: the header has no @data line (the file ends on this line)\n")
+    result = run_filterkit("-", stdin=b"@relation r\n")
+    assert result.stderr == "filterkit: error: <stdin>:1: the header has no @data line (the file ends on this line)\n"
+
+
 # --------------------------------------------------------------------------
 # memory: a million rows are read in bounded memory
 

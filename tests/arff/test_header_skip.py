@@ -50,8 +50,8 @@ def test_a_changed_header_is_refused_at_its_last_line(monkeypatch, block_bytes):
     changed = data.replace(b"@attribute a150 numeric", b"@attribute b150 numeric")
     with pytest.raises(ArffError, match=r"wide\.arff:304: the header \(lines 1-304\) changed"):
         ArffReader(io.BytesIO(changed), "wide.arff", known_header=known)
-    shorter = b"% a comment\n@relation wide\n"  # the stream's end reads as one more, empty line (as line by line)
-    with pytest.raises(ArffError, match=r"wide\.arff:3: the header \(lines 1-304\) changed"):
+    shorter = b"% a comment\n@relation wide\n"  # its last line, as line by line (the end after it is no line)
+    with pytest.raises(ArffError, match=r"wide\.arff:2: the header \(lines 1-304\) changed"):
         ArffReader(io.BytesIO(shorter), "wide.arff", known_header=known)
 
 
