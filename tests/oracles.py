@@ -18,13 +18,14 @@ import pytest
 
 from filterkit import kernels
 from filterkit.arff import writer
+from filterkit.arff.tokens import SEPARATORS
 from filterkit.arff.writer import EXACT, NumberFormat, float32_decimal
 from filterkit.schema import NUMERIC
 
 
 def gather_rows(block: bytes, start: int, rows: int, size: int, line_bytes: int):
-    """What ``_speedups.gather_rows`` gives: the stripped data rows of ``block`` from byte
-    ``start`` (blank lines and ``%`` comments left out) until ``rows`` rows or ``size`` bytes,
+    """What ``_speedups.gather_rows`` gives: the data rows of ``block`` from byte ``start``, stripped of
+    separators (lines of separators alone and ``%`` comments left out) until ``rows`` rows or ``size`` bytes,
     as ``(text, lines, stop, seen, too_long)``."""
     gathered: list[bytes] = []
     line_of: list[int] = []
@@ -33,7 +34,7 @@ def gather_rows(block: bytes, start: int, rows: int, size: int, line_bytes: int)
         end = block.index(b"\n", at)
         if end - at > line_bytes:
             return b"\n".join(gathered), np.array(line_of, np.int64).tobytes(), at, seen, True
-        line = block[at:end].strip()
+        line = block[at:end].strip(SEPARATORS.encode("ascii"))
         at = end + 1
         seen += 1
         if not line or line[0] == 37:  # '%'

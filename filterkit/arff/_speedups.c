@@ -33,7 +33,11 @@ static unsigned char separator[256];
 static unsigned char needs_tokenizer[256];
 static unsigned char number_start[256];
 static unsigned char number_char[256];
-static unsigned char ascii_space[256];
+/* What gather_rows strips from a line's ends and takes for a line of nothing: the separators, as tokens.SEPARATORS
+   (every byte up to the space, and the comma). */
+static unsigned char blank[256];
+/* A separator within a line: blank's bytes but the line end, which ends a row. */
+static unsigned char gap[256];
 /* The ASCII bytes besides white space and control characters that make a name quoted, and what follows the
    backslash of each byte a quoted name escapes (tokens._QUOTE_ESCAPES), 0 for the others. */
 static unsigned char needs_quoting[256];
@@ -333,7 +337,7 @@ lookups_add(Lookups *lookups, int64_t entry, int64_t row, int64_t start, int64_t
     return 0;
 }
 
-#define IS_GAP(c) ((c) == ' ' || (c) == '\t' || (c) == ',')
+#define IS_GAP(c) (gap[(unsigned char)(c)])
 
 enum { SPARSE_DONE, SPARSE_NOT_PLAIN, SPARSE_MARKED, SPARSE_OUT_OF_MEMORY };
 
@@ -634,8 +638,9 @@ done:
  * gather_rows(block, start, rows, size, line_bytes) -> (text, lines, stop, seen, too_long)
  *
  * The reader's line loop for one block of whole lines (each ending with "\n"): from byte
- * ``start``, each line is stripped of ASCII white space (as bytes.strip() strips it), an
- * empty line or a '%' comment is skipped, and the others are the data rows, gathered into
+ * ``start``, each line is stripped of separators (blank: the bytes up to the space, and the comma,
+ * which Weka reads as white space), a line of nothing else or a '%' comment is skipped (as Weka
+ * skips it), and the others are the data rows, gathered into
  * ``text`` joined by "\n" (no "\n" after the last).  It stops after the line that makes
  * ``rows`` rows or at least ``size`` bytes (each row's length plus one), at the end of the
  * block, or before a line longer than ``line_bytes`` (``too_long`` then True).  ``lines``
@@ -681,9 +686,9 @@ gather_rows(PyObject *self, PyObject *args)
         Py_ssize_t first = at, last = line_end;
         at = line_end + 1;
         seen++;
-        while (first < last && ascii_space[(unsigned char)text[first]])
+        while (first < last && blank[(unsigned char)text[first]])
             first++;
-        while (last > first && ascii_space[(unsigned char)text[last - 1]])
+        while (last > first && blank[(unsigned char)text[last - 1]])
             last--;
         if (first == last || text[first] == '%')
             continue;
@@ -937,19 +942,22 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_speedups", NULL, -1
 PyMODINIT_FUNC
 PyInit__speedups(void)
 {
-    const char *separators = " \t,{}\n";
+    const char *separators = ",{}";
     const char *starts = "0123456789+-.";
     const char *chars = "0123456789+-.eE";
+    for (int c = 0; c <= ' '; c++) { /* Weka's white space: every byte up to the space (the line end among them) */
+        separator[c] = blank[c] = 1;
+        gap[c] = c != '\n';
+    }
     for (const char *p = separators; *p; p++)
         separator[(unsigned char)*p] = 1;
+    blank[','] = gap[','] = 1;
     for (const char *p = "'\"%"; *p; p++)
         needs_tokenizer[(unsigned char)*p] = 1;
     for (const char *p = starts; *p; p++)
         number_start[(unsigned char)*p] = 1;
     for (const char *p = chars; *p; p++)
         number_char[(unsigned char)*p] = 1;
-    for (const char *p = " \t\n\r\v\f"; *p; p++)
-        ascii_space[(unsigned char)*p] = 1;
     for (const char *p = ",{}'\"%\\"; *p; p++)
         needs_quoting[(unsigned char)*p] = 1;
     for (const char *p = "\\\\''\nn\rr\tt%%"; *p; p += 2)

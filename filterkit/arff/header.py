@@ -13,7 +13,7 @@ from typing import Sequence, cast
 
 from filterkit import kernels
 from filterkit.arff.dates import DEFAULT_FORMAT, DateFormat
-from filterkit.arff.tokens import CLOSE, OPEN, QUOTED, WORD, iter_tokens, one_line, quote
+from filterkit.arff.tokens import CLOSE, OPEN, QUOTED, SEPARATORS, WORD, iter_tokens, one_line, quote
 from filterkit.errors import ArffError
 from filterkit.labels import check_meka_header, meka_label_count
 from filterkit.limits import VARIABLES, Limits
@@ -22,10 +22,10 @@ from filterkit.text import shown
 
 _NUMERIC_TYPES = ("numeric", "real", "integer")
 #: The common header line, ``@attribute NAME numeric|real|integer`` with a bare name (which stops at a
-#: line end, for the run patterns below) and only blanks between: one match gives what the
-#: tokenizer would.
+#: separator, a control character among them, and at a line end, for the run patterns below) and only
+#: blanks between: one match gives what the tokenizer would.
 _PLAIN_NUMERIC = re.compile(
-    r"[ \t]*+@attribute[ \t]++([^ \t,{}%'\"\n]++)[ \t]++(numeric|real|integer)[ \t]*+", re.IGNORECASE | re.ASCII
+    r"[ \t]*+@attribute[ \t]++([^\x00-\x20,{}%'\"]++)[ \t]++(numeric|real|integer)[ \t]*+", re.IGNORECASE | re.ASCII
 )
 #: A run of such lines (bytes), and one such line with its end (text).
 _PLAIN_RUN = re.compile(f"(?:{_PLAIN_NUMERIC.pattern}\n)+".encode("ascii"), re.IGNORECASE)
@@ -56,8 +56,8 @@ class HeaderParser:
         remaining = iter_tokens(line)
         first = next(remaining, None)
         if first is None:
-            if self.relation is None and line.lstrip().startswith("%"):
-                self.comments.append(line.strip()[1:].strip())
+            if self.relation is None and line.lstrip(SEPARATORS).startswith("%"):
+                self.comments.append(line.lstrip(SEPARATORS)[1:].strip())
             return None
         keyword = first.text.lower() if first.kind == WORD else ""
         if keyword == "@data":

@@ -35,7 +35,7 @@ from filterkit import kernels
 from filterkit.arff.dates import DateFormat
 from filterkit.arff.header import HeaderParser
 from filterkit.arff.limits import MOST_TABLED_LABELS
-from filterkit.arff.tokens import CLOSE, OPEN, QUOTED, WORD, iter_tokens
+from filterkit.arff.tokens import CLOSE, OPEN, QUOTED, SEPARATORS, WORD, iter_tokens
 from filterkit.errors import ArffError, folder_given
 from filterkit.limits import VARIABLES, Limits
 from filterkit.schema import (
@@ -170,7 +170,7 @@ class ArffReader:
             except ArffError as error:
                 raise error.located(self.name, line_number) from None
             if rest is not None:
-                if rest.strip():
+                if rest.strip(SEPARATORS):
                     self._first_data = (line_number, rest.encode("utf-8"))
                 self.header_comments = tuple(parser.comments)
                 return parser.schema()
@@ -233,8 +233,8 @@ class ArffReader:
         once a chunk's rows hold ``limits.chunk_bytes`` bytes of text.
 
         Storage follows the first data row: CSR when it is sparse, dense otherwise.  The
-        rows are gathered a block at a time (``gather_rows`` in ``_speedups.c``: stripped, blank lines
-        and comments left out), not line by line.
+        rows are gathered a block at a time (``gather_rows`` in ``_speedups.c``: stripped of separators, lines of
+        separators alone and comments left out, as Weka skips them), not line by line.
         """
         for group in self._groups():
             yield self._parse_group(*group)

@@ -19,14 +19,17 @@ QUOTED = "quoted"
 OPEN = "{"
 CLOSE = "}"
 
+#: What separates tokens outside quotes, as in Weka (its StreamTokenizer's white space is every character up to the
+#: space, and the comma): the line ends aside, which are not in a line.
+SEPARATORS = "".join(map(chr, range(0x21))) + ","
 #: A line without these is only words and separators.
 _MARKED = re.compile("['\"{}%]")
-_PLAIN_WORD = re.compile("[^ \t,]++")
+_PLAIN_WORD = re.compile(r"[^\x00-\x20,]++")
 #: The next token after any separators: a word, a brace, a quoted string's body (escapes still in),
 #: a comment, a quote never closed, or the end of the line.
 _NEXT_TOKEN = re.compile(
-    r"[ \t,]*+(?:"
-    r"""([^ \t,{}%'"]++)"""
+    r"[\x00-\x20,]*+(?:"
+    r"""([^\x00-\x20,{}%'"]++)"""
     r"|([{}])"
     r"|'([^'\\]*+(?:\\.[^'\\]*+)*+)'"
     r'|"([^"\\]*+(?:\\.[^"\\]*+)*+)"'
@@ -46,9 +49,9 @@ class Token(NamedTuple):
 
 def iter_tokens(line: str) -> Iterator[Token]:
     """The words, quoted strings and braces of one line, one at a time (a caller can stop early); ``%``
-    starts a comment, a comma separates like white space.  In quotes a backslash escapes as Java's
-    StreamTokenizer (Weka's) does: ``\\n``, ``\\t`` … as usual, one to three octal digits for a code,
-    any other character for itself.
+    starts a comment, a comma and every control character separate like white space (:data:`SEPARATORS`).
+    In quotes a backslash escapes as Java's StreamTokenizer (Weka's) does: ``\\n``, ``\\t`` … as usual,
+    one to three octal digits for a code, any other character for itself.
     """
     if _MARKED.search(line) is None:
         for word_match in _PLAIN_WORD.finditer(line):

@@ -90,9 +90,9 @@ def test_a_bad_token_in_a_plain_group_is_named_as_the_tokenizer_names_it(row, ch
 
 
 def test_labels_looked_up_at_once_read_as_the_tokenizer_reads_them():
-    """Labels that share a prefix, hold a NUL or non-ASCII bytes, are longer than a word or than a
-    cache line, in two columns that hold the same labels in other orders; ``?``; and a row
-    whose token is no label, which the tokenizer then names."""
+    """Labels that share a prefix, hold a NUL (quoted: outside quotes it separates, as in Weka) or non-ASCII
+    bytes, are longer than a word or than a cache line, in two columns that hold the same labels in other
+    orders; ``?``; and a row whose token is no label, which the tokenizer then names."""
     labels = ["a", "ab", "a\x00", "ééééé", "abcdefgh", "abcdefghi", "l" * 70, "?x"]
     header = (
         "@relation r\n@attribute s string\n"
@@ -100,6 +100,9 @@ def test_labels_looked_up_at_once_read_as_the_tokenizer_reads_them():
         f"@attribute d {{{','.join(map(quote, reversed(labels)))}}}\n@data\n"
     )
     pairs = zip([*labels, "?"], ["?", *labels])
+    pairs = (
+        (first if first == "?" else quote(first), second if second == "?" else quote(second)) for first, second in pairs
+    )
     rows = "".join(f"'t {k}',{first},{second}\n" for k, (first, second) in enumerate(pairs))
     data = (header + rows).encode("utf-8")
     with ArffReader(io.BytesIO(data), name="f") as source:
