@@ -359,14 +359,19 @@ def evaluate_fold(
     return result
 
 
-def _finite_scores(scores: np.ndarray, numbers: np.ndarray) -> np.ndarray:
+def _finite_scores(call, scores: np.ndarray, numbers: np.ndarray) -> np.ndarray:
     """The ``scores`` of the test rows numbered ``numbers`` (from 1, over the training rows, then a test file's),
-    or FilterkitError naming the first row whose score is not a finite number (which no measure can rank)."""
-    unbounded = ~np.isfinite(scores).reshape(len(scores), -1).all(axis=1)
+    or FilterkitError naming the first row whose score is not a finite number (which no measure can rank) and the
+    classifier that gave it (the row's values are finite: a score past a double's range, or the classifier's
+    fault)."""
+    per_row = scores.reshape(len(scores), -1)
+    unbounded = ~np.isfinite(per_row).all(axis=1)
     if unbounded.any():
+        row = int(np.argmax(unbounded))
+        value = float(per_row[row][~np.isfinite(per_row[row])][0])
         raise FilterkitError(
-            f"row {int(numbers[np.argmax(unbounded)])} (of the training rows, then the test file's): its score is "
-            "not a finite number (it passes a double's range): check the row's values"
+            f"row {int(numbers[row])} (of the training rows, then the test file's): {call.origin} scored it "
+            f"{value}, not a finite number: check the row's values (a score past a double's range), or the classifier"
         )
     return scores
 
@@ -378,7 +383,7 @@ def _classify_task(call, positive: int, task: str, train: tuple, test: tuple, se
     fit_task(call, positive, task, train_features, train_codes, settings, classes)
     test_truth = test_codes == positive
     rows = (len(test_truth),)
-    scores = _finite_scores(call("score", test_features, shape=rows), numbers)
+    scores = _finite_scores(call, call("score", test_features, shape=rows), numbers)
     decisions = call("predict", test_features, shape=rows).astype(bool)
     result: dict[str, Any] = dict(measures(test_truth, scores, decisions))
     result["breakeven"] = breakeven(test_truth, scores)
@@ -432,7 +437,7 @@ def _classify_multiclass(call, dataset: Dataset, train: tuple, test: tuple, sett
     present = fit_classes(call, dataset, train_features, train_codes, settings)
     test_classes = feature_positions(len(labels), present)[test_codes.astype(np.int64)]
     shape = (len(test_classes), len(present))
-    scores = _finite_scores(call("class_scores", test_features, shape=shape), numbers)
+    scores = _finite_scores(call, call("class_scores", test_features, shape=shape), numbers)
     predicted = call("predict_class", test_features, shape=shape[:1])
     if not np.all(np.isin(predicted, np.arange(len(present)))):
         raise call.broken(f"predict_class returned a value that is not a class position 0 … {len(present) - 1}")

@@ -248,3 +248,23 @@ def test_what_a_stage_prints_goes_to_standard_error_not_into_the_rows(tmp_path, 
     plain = run_filterkit(IRIS)
     assert result.status == 0 and "HELLO\n" in result.stderr and b"HELLO" not in result.stdout
     assert result.stdout.split(b"@data")[1] == plain.stdout.split(b"@data")[1]
+
+
+def test_a_score_past_a_double_s_range_names_the_classifier_that_gave_it(tmp_path):
+    # the error blamed the row's values alone, though every value of the row is finite
+    folder = classifier_plugin(tmp_path, weight="np.inf", predict="np.zeros(features.shape[0], bool)")
+    result = run_filterkit(
+        "evaluate",
+        "--classifier",
+        "odd",
+        "--positive",
+        "Iris-setosa",
+        "--folds",
+        "3",
+        IRIS,
+        "minmax",
+        plugins_dir=folder,
+    )
+    assert result.status == 1 and result.stdout == b"" and "Traceback" not in result.stderr
+    assert "(of the training rows, then the test file's): classifier 'odd' (plugin 'odd (" in result.stderr
+    assert "scored it inf, not a finite number: check the row's values" in result.stderr
