@@ -158,7 +158,10 @@ def test_a_test_row_whose_score_passes_a_doubles_range_is_an_error_naming_it(run
     options = ("--svm-c-values", "1", "--svm-decision", "margin")
     result = run_filterkit("evaluate", "--test", far, "--positive", "Iris-setosa", *options, IRIS, "minmax")
     assert result.status == 1 and result.stderr.count("\n") == 1
-    assert "filterkit: error: row 153 (of the training rows, then the test file's): its score is not a finite" in (
+    assert "filterkit: error: row 153 (of the training rows, then the test file's): classifier 'svm' (" in (
+        result.stderr
+    )
+    assert "scored it inf, not a finite number: check the row's values (a score past a double's range)" in (
         result.stderr
     )
 
