@@ -179,19 +179,37 @@ def publish_file(output: OutputFile, temporary: str) -> None:
                     os.unlink(beside)
                 raise
             return
-        # In place, under an exclusive lock taken before truncating: two runs copying into one
+        # In place, under an exclusive lock taken before writing: two runs copying into one
         # hard-linked file take turns, so the last complete run's bytes are the file's, whole.
         handle = os.open(output.target, os.O_WRONLY | os.O_NOCTTY)
         with open(handle, "wb") as into, open(temporary, "rb") as complete:
             if fcntl is not None:
                 fcntl.flock(into.fileno(), fcntl.LOCK_EX)
-            into.truncate(0)
+            _reserve(into.fileno(), os.fstat(complete.fileno()).st_size)
             shutil.copyfileobj(complete, into)
+            into.truncate()
             into.flush()
             os.fsync(into.fileno())
     finally:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(temporary)
+
+
+def _reserve(handle: int, size: int) -> None:
+    """The blocks of ``size`` bytes given to the open file ``handle`` before its bytes are written over, so that
+    a disk too full for them fails here, the file as it was (it had been emptied first, then written in part:
+    a hard-linked output lost its old bytes on a full disk).  Where the file system cannot reserve (no
+    fallocate), the write goes on as before."""
+    if size == 0 or not hasattr(os, "posix_fallocate"):
+        return
+    before = os.fstat(handle).st_size
+    try:
+        os.posix_fallocate(handle, 0, size)
+    except OSError as error:
+        if error.errno in (errno.EOPNOTSUPP, errno.EINVAL, errno.ENODEV, errno.ESPIPE):
+            return
+        os.ftruncate(handle, before)  # a reservation past the old end, made in part: the old length again
+        raise
 
 
 def _set_mode_and_owner(path: str, existing: os.stat_result | None) -> None:

@@ -170,6 +170,44 @@ def test_full_tmpfs_error_names_the_file(full_tmpfs_runs):
     assert "out.arff" in completed.stderr, completed.stderr
 
 
+def test_a_hard_linked_output_keeps_its_bytes_on_a_disk_too_full_for_the_new_ones(tmp_path):
+    """A file with another hard link is written in place (it stays the same file): it was emptied, then written
+    in part until the disk was full, its old bytes lost in both names; the blocks are reserved first now."""
+    if os.geteuid() != 0:
+        pytest.skip("mounting a tmpfs needs root")
+    mount_point = tmp_path / "full"
+    mount_point.mkdir()
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(mount_point)], capture_output=True)
+    if mounted.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {mounted.stderr.decode().strip()}")
+    try:
+        output, link = mount_point / "out.arff", mount_point / "link.arff"
+        output.write_bytes(b"ORIGINAL CONTENT\n")
+        os.link(output, link)
+        header = "@relation r\n" + "".join(f"@attribute a{i} numeric\n" for i in range(20)) + "@attribute c {a,b}\n"
+        rows = "".join(",".join(str((r * 20 + i) / 2801) for i in range(20)) + ",a\n" for r in range(140))
+        (tmp_path / "mid.arff").write_text(header + "@data\n" + rows)  # its output, ~47 kB, fits once, not twice
+        wide = run(["-o", output, tmp_path / "mid.arff", "l2"], tmp_path)
+        assert wide.returncode == 1 and "out.arff" in wide.stderr
+        assert_one_clean_error_line(wide.stderr)
+        assert output.read_bytes() == link.read_bytes() == b"ORIGINAL CONTENT\n"
+        assert listing(mount_point) == ["link.arff", "out.arff"]
+        small = run(["-o", output, REAL / "iris.arff", "l2"], tmp_path)  # fits: written in place, both names
+        assert small.returncode == 0 and os.stat(output).st_nlink == 2
+        assert link.read_bytes() == run_filterkit(REAL / "iris.arff", "l2").stdout
+    finally:
+        subprocess.run(["umount", str(mount_point)], capture_output=True)
+
+
+def test_a_hard_linked_output_written_shorter_ends_where_its_new_bytes_end(tmp_path):
+    """Written over in place, not emptied first: the new bytes must still be the whole file."""
+    output, link = tmp_path / "out.arff", tmp_path / "link.arff"
+    output.write_bytes(b"x" * 100_000)
+    os.link(output, link)
+    assert run(["-o", output, REAL / "iris.arff", "l2"], tmp_path).returncode == 0
+    assert link.read_bytes() == run_filterkit(REAL / "iris.arff", "l2").stdout
+
+
 # --------------------------------------------------------------------------
 # --save-model into a full disk
 
