@@ -793,11 +793,34 @@ def _check(thing, kind: str) -> str | None:
     if not isinstance(thing, expected):
         return f"it registered {_described(thing)} where a {expected.__module__}.{expected.__qualname__} is expected"
     problem = _check_name(thing, kind) or _declared(thing, kind, declarations)
-    return problem or (_check_streams(thing) if kind == "format" else None)
+    return problem or (_check_streams(thing) or _check_format_options(thing) if kind == "format" else None)
 
 
 #: The reader of the one format that streams today: ARFF's, whose byte ranges ``--engine dask`` reads.
 STREAMING_READER = "filterkit.formats.arff:ArffFormat"
+
+
+#: The names and long flags (``-`` as ``_``) of the commands' own options, which a format's options may not take: a
+#: format's options are every command's, so the command line would read one as the other (a format's option
+#: ``output`` took ``-o``'s value).  tests/test_plugin_misuse.py checks it against the commands.
+COMMAND_OPTION_NAMES = frozenset(
+    """as_json c c_path chain_per_label chunk_rows class class_spec classifier combine compare dense digits each_class
+    engine float32 folds from help input_format jobs json label_issues label_issues_path labels labels_file metric
+    metric_name min_positives model_path multiclass numeric_only onnx onnx_path output output_dir output_format
+    partitions per_task plot plugins_dir positive predictions predictions_path presence progress quiet repeats report
+    report_path save_model scheduler search seed sparse stats sweep test test_path threshold to top train_fraction
+    updatable verbose version workers""".split()
+)
+
+
+def _check_format_options(form: Format) -> str | None:
+    """Why a format's options cannot be added to the commands (one is a command's own), or None."""
+    for option in (*form.options, *form.written_options):
+        taken = [flag for flag in _flags(option) if flag[2:].replace("-", "_") in COMMAND_OPTION_NAMES]
+        if option.name in COMMAND_OPTION_NAMES or taken:
+            spelled = taken[0] if taken else option.flag
+            return f"format '{form.name}': its option '{option.name}' ({spelled}) is a command's own option"
+    return None
 
 
 def _check_streams(form: Format) -> str | None:

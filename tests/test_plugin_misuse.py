@@ -268,3 +268,46 @@ def test_a_score_past_a_double_s_range_names_the_classifier_that_gave_it(tmp_pat
     assert result.status == 1 and result.stdout == b"" and "Traceback" not in result.stderr
     assert "(of the training rows, then the test file's): classifier 'odd' (plugin 'odd (" in result.stderr
     assert "scored it inf, not a finite number: check the row's values" in result.stderr
+
+
+def test_a_format_option_named_as_a_command_s_option_is_refused_at_registration(tmp_path):
+    # a format's options are every command's: one named 'output' took -o's value on every run, the format used or
+    # not ("--output out.arff: arff input written as arff does not take it")
+    folder = tmp_path / "plugins"
+    folder.mkdir()
+    (folder / "fmtopt.py").write_text(
+        "from filterkit.plugin import Format, Option, hookimpl\n\nclass Never:\n    pass\n\n"
+        "@hookimpl\ndef register_formats(register):\n"
+        '    register(Format("never", Never, suffixes=(".never",), options=(Option("output", str, "", "x"),)))\n'
+    )
+    output = tmp_path / "out.arff"
+    result = run_filterkit(IRIS, "l2", "-o", output, plugins_dir=folder)
+    assert result.status == 0 and output.read_bytes() == run_filterkit(IRIS, "l2").stdout
+    assert "format 'never': its option 'output' (--output) is a command's own option" in result.stderr
+
+
+def test_the_names_format_options_may_not_take_are_the_commands_own():
+    """COMMAND_OPTION_NAMES, written out, is every option name and long flag of the chain and the commands."""
+    import importlib
+
+    import click
+
+    from filterkit.cli import _import_command_tree
+    from filterkit.commands import COMMANDS, command_line
+    from filterkit.formats import format_options
+    from filterkit.plugins import COMMAND_OPTION_NAMES
+
+    _import_command_tree()
+    commands = [command_line] + [
+        getattr(importlib.import_module(module), name) for module, name in (v.split(":") for v in COMMANDS.values())
+    ]
+    root = click.Context(command_line, info_name="filterkit")
+    found = set()
+    for command in commands:
+        for param in command.get_params(click.Context(command, parent=root, info_name=command.name)):
+            if not isinstance(param, click.Option) or param.name in format_options() or "__" in str(param.name):
+                continue  # a format's option, or a classifier's (--NAME-OPTION)
+            spelled = [flag[2:].replace("-", "_") for flag in [*param.opts, *param.secondary_opts] if flag[:2] == "--"]
+            found.update([str(param.name), *spelled])
+    found.discard("_click_default_help")
+    assert found == COMMAND_OPTION_NAMES, (sorted(found - COMMAND_OPTION_NAMES), sorted(COMMAND_OPTION_NAMES - found))
