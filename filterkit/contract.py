@@ -414,5 +414,10 @@ class ReadContract(OutputContract):
         self._check_labels(chunk.csr() if chunk.is_sparse else values, "reading")
         return chunk
 
+    def all_read(self, rows: int, counted: int | None) -> None:
+        """A ContractError naming the format where a pass read other than the ``counted`` rows of its scan."""
+        if counted is not None and rows != counted:
+            raise self._broken("reading", f"a pass read {rows} rows, where its scan counted {counted}")
+
     def _broken(self, step: str, what: str) -> ContractError:
         return ContractError(f"{self.origin} broke the format contract during {step}: {what}")

@@ -190,6 +190,10 @@ class Liar:
             values[0, 2] = 0.5
         elif how == "memory":
             raise MemoryError()
+        elif how == "short":
+            values = values[:9]
+        elif how == "twice":
+            yield Chunk(values)
         yield values if how == "array" else Chunk(values)
 
 @hookimpl
@@ -207,6 +211,9 @@ def register_formats(register):
             "attribute 3 is nominal with 2 labels, and a value came back as 0.5 (a label's position, 0 to 1",
         ),
         ("array", "it yielded a 2-D numpy array, expected a filterkit Chunk"),
+        # a row dropped or every row read twice was taken at the reader's word, status 0
+        ("short", "a pass read 9 rows, where its scan counted 10"),
+        ("twice", "a pass read 20 rows, where its scan counted 10"),
     ],
 )
 def test_a_third_party_reader_s_chunks_are_checked_against_its_layout(tmp_path, monkeypatch, how, what):

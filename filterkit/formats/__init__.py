@@ -366,13 +366,23 @@ class GuardedReader:
         return layout
 
     def _read(self, layout: Layout, chunks: Iterator[Chunk]) -> Iterator[Chunk]:
-        """``chunks``, each checked against ``layout``'s schema where :attr:`checked`."""
+        """``chunks``, each checked against ``layout``'s schema where :attr:`checked`, and at their end their rows
+        against the rows its scan counted (a reader dropping or repeating rows had been taken at its word)."""
         if not self.checked:
             return chunks
         from filterkit.contract import ReadContract
 
-        contract = ReadContract(self.origin, layout.schema)
-        return map(contract.read, chunks)
+        return _counted(ReadContract(self.origin, layout.schema), layout, chunks)
+
+
+def _counted(contract, layout: Layout, chunks: Iterator[Chunk]) -> Iterator[Chunk]:
+    """:meth:`ScannedFormat._read`'s chunks: each read by ``contract``, then their rows counted."""
+    rows = 0
+    for chunk in chunks:
+        checked = contract.read(chunk)
+        rows += checked.n_rows
+        yield checked
+    contract.all_read(rows, layout.rows)
 
 
 class GuardedWriter:
