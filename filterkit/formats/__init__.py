@@ -376,7 +376,7 @@ class GuardedReader:
 
 
 def _counted(contract, layout: Layout, chunks: Iterator[Chunk]) -> Iterator[Chunk]:
-    """:meth:`ScannedFormat._read`'s chunks: each read by ``contract``, then their rows counted."""
+    """The chunks of a checked reader's pass: each read by ``contract``, then their rows counted."""
     rows = 0
     for chunk in chunks:
         checked = contract.read(chunk)
