@@ -491,7 +491,8 @@ class _Plugins:
                             raise
                         culprit, reason = plugin, f"checking what it registered raised {type(error).__name__}: {error}"
                     if reason is None:
-                        culprit, reason = self._clash(tables, kind, _looked_up_as(tables[kind], thing, kind), plugin)
+                        taken = _looked_up_as(tables[kind], thing, kind)
+                        culprit, reason = self._clash(tables, kind, taken, plugin, thing.name)
                     if reason is not None:
                         problems.setdefault(culprit, (f"{reason} (in {hook_name})", None))
                         break
@@ -503,9 +504,10 @@ class _Plugins:
             self.tables[kind].data = entries
         return problems
 
-    def _clash(self, tables: dict, kind: str, name: str, plugin: str) -> tuple[str | None, str | None]:
-        """(the plugin to skip, why) when ``name`` is taken, else (None, None): the plugin loaded
-        last among the two registering it and, for a stage, the one whose metric it is named after."""
+    def _clash(self, tables: dict, kind: str, name: str, plugin: str, own: str) -> tuple[str | None, str | None]:
+        """(the plugin to skip, why) when ``name`` is taken by what ``plugin`` registers as ``own`` (a format's
+        name, where one of its names is another format's), else (None, None): the plugin loaded last among the two
+        registering it and, for a stage, the one whose metric it is named after."""
         if name not in tables[kind]:
             return None, None
         first = tables[kind][name].plugin
@@ -515,8 +517,9 @@ class _Plugins:
         culprit = max({first, plugin, metric_owner} - {None}, key=lambda p: self.order[p])
         if culprit not in (first, plugin):
             return culprit, f"its metric '{name}' clashes with the stage '{name}' of plugins '{first}' and '{plugin}'"
-        other = first if culprit == plugin else plugin
-        return culprit, f"its {kind} '{name}' clashes with the {kind} '{name}' of plugin '{other}'"
+        other, (its, others) = (first, (own, name)) if culprit == plugin else (plugin, (name, own))
+        shared = "" if own == name else " (one name or alias is both's)"
+        return culprit, f"its {kind} '{its}' clashes with the {kind} '{others}' of plugin '{other}'{shared}"
 
 
 def _looked_up_as(table: dict[str, Registered], thing, kind: str) -> str:

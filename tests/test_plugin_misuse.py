@@ -311,3 +311,18 @@ def test_the_names_format_options_may_not_take_are_the_commands_own():
             found.update([str(param.name), *spelled])
     found.discard("_click_default_help")
     assert found == COMMAND_OPTION_NAMES, (sorted(found - COMMAND_OPTION_NAMES), sorted(COMMAND_OPTION_NAMES - found))
+
+
+def test_a_format_clashing_by_an_alias_is_named_by_its_own_name(tmp_path):
+    # the warning named the built-in format twice: "its format 'svmlight' clashes with the format 'svmlight'"
+    folder = tmp_path / "plugins"
+    folder.mkdir()
+    (folder / "tsvx.py").write_text(
+        "from filterkit.plugin import Format, hookimpl\n\nclass Reader:\n    pass\n\n"
+        '@hookimpl\ndef register_formats(register):\n    register(Format("tsvx", Reader, aliases=("svm",)))\n'
+    )
+    result = run_filterkit(IRIS, plugins_dir=folder)
+    assert result.status == 0
+    assert "its format 'tsvx' clashes with the format 'svmlight' of plugin 'formats' (one name or alias" in (
+        result.stderr
+    )
