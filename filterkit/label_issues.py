@@ -28,9 +28,8 @@ import numpy as np
 
 from filterkit.classifying import feature_names
 from filterkit.errors import FilterkitError
-from filterkit.labels import LABEL_SEPARATOR
+from filterkit.labels import LABEL_SEPARATOR, RENAME_LABEL, unjoinable_label
 from filterkit.tasks import LABEL_SET, Fits, Task, rest_name
-from filterkit.text import shown
 
 #: The key of a fold's record (:func:`filterkit.evaluation.evaluate_fold`) that carries its test rows'
 #: probabilities and pulls to :meth:`LabelIssueFinder.collect`, which takes it out of the record.
@@ -334,11 +333,9 @@ class LabelIssueFinder:
         """``fits`` whose every fold also records its rows for the issues (:func:`fold_pulls`, of a label set
         :func:`label_set_pulls`)."""
         self.label_sets = task.kind == LABEL_SET
-        joined = [label for label in fits.dataset.labels if LABEL_SEPARATOR in label] if self.label_sets else []
-        if joined:  # before any fit: the CSV joins a row's labels by it (as --predictions refuses them)
-            raise FilterkitError(
-                f"--label-issues: label {shown(joined[0])} holds {LABEL_SEPARATOR}, which joins a row's labels"
-            )
+        why = unjoinable_label(fits.dataset.labels) if self.label_sets else None
+        if why is not None:  # before any fit: the CSV joins a row's labels (as --predictions refuses them)
+            raise FilterkitError(f"--label-issues: {why}: {RENAME_LABEL}")
         return replace(fits, score=functools.partial(fits.score, label_pulls=self.top))
 
     def collect(self, fits: Fits, results: list[dict]) -> LabelIssues | LabelSetIssues:

@@ -36,6 +36,22 @@ def _meka_option(options: str) -> re.Match | None:
 #: Joins a row's label names where one text holds them: ``evaluate --predictions``, ``predict``'s CSV.
 LABEL_SEPARATOR = "|"
 
+#: What to do about a label :func:`unjoinable_label` names, where no other form of the output is written.
+RENAME_LABEL = "rename the label in the data"
+
+
+def unjoinable_label(labels: Sequence[str]) -> str | None:
+    """Why the first of ``labels`` that a text of a row's labels joined by :data:`LABEL_SEPARATOR` cannot show
+    cannot (``label 'a|b' holds |, …``), or None: one holding the separator, or an empty one (a row of it alone
+    would read as a row of no label, and ``''`` with ``rare`` as ``|rare``)."""
+    for label in labels:
+        if LABEL_SEPARATOR in label:
+            return f"label {shown(label)} holds {LABEL_SEPARATOR}, which joins a row's labels"
+        if not label:
+            return f"label {shown(label)} is empty, which a row's labels joined by {LABEL_SEPARATOR} cannot show"
+    return None
+
+
 #: The values a label attribute holds, in this order (MEKA's and Mulan's ``{0,1}``).
 LABEL_VALUES = ("0", "1")
 

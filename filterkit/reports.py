@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 from filterkit.documents import as_json, for_terminal
 from filterkit.errors import FilterkitError
-from filterkit.labels import LABEL_SEPARATOR
+from filterkit.labels import LABEL_SEPARATOR, RENAME_LABEL, unjoinable_label
 
 MULTICLASS_LABELS = {"accuracy": "acc", "macro_auc": "macroAUC", "macro_f1": "macroF1", "micro_f1": "microF1"}
 
@@ -244,9 +244,9 @@ def label_set_predictions_csv(labels: list[str], predictions: list[dict]) -> str
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(["chain", "row", "truth", "predicted"])
-    joined = [label for label in labels if LABEL_SEPARATOR in label]
-    if joined:
-        raise FilterkitError(f"--predictions: label '{joined[0]}' holds {LABEL_SEPARATOR}, which joins label names")
+    why = unjoinable_label(labels)
+    if why is not None:
+        raise FilterkitError(f"--predictions: {why}: {RENAME_LABEL}")
     for entry in predictions:
         for row, truth, predicted in zip(entry["rows"], entry["truth"], entry["predicted"]):
             sets = (

@@ -254,6 +254,7 @@ def test_a_label_holding_the_separator_is_refused_before_any_fit(tmp_path):
     result = run_filterkit("evaluate", "-q", "--label-issues", issues, renamed, "words", "l2")
     assert (result.status, result.stderr) == (
         1,
-        "filterkit: error: --label-issues: label 'grain|x' holds |, which joins a row's labels\n",
+        "filterkit: error: --label-issues: label 'grain|x' holds |, which joins a row's labels: rename the label in "
+        "the data\n",
     )
     assert not issues.exists()

@@ -143,7 +143,8 @@ def test_a_label_holding_the_separator_is_refused_before_the_cross_validation(tm
     given = ("--test", test) if option == "--predictions" else ("--folds", "2")
     refused = run_filterkit("evaluate", "--jobs", "1", "--labels-column", "labels", *given, option, out, rows, "l2")
     assert (refused.status, refused.stdout, out.exists()) == (1, b"", False)
-    assert refused.stderr == f"filterkit: error: {option}: label 'a|b' holds |, which joins a row's labels\n"
+    why = "label 'a|b' holds |, which joins a row's labels: rename the label in the data"
+    assert refused.stderr == f"filterkit: error: {option}: {why}\n"
 
 
 @pytest.mark.parametrize("written", ["svmlight", "csv"])

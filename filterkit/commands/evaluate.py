@@ -41,13 +41,12 @@ from filterkit.evaluation import ChainSpec, Settings
 from filterkit.evaluation_targets import THRESHOLDS
 from filterkit.formats import FormatOptions, format_of, format_options
 from filterkit.label_issues import LabelIssueFinder
-from filterkit.labels import LABEL_SEPARATOR
+from filterkit.labels import RENAME_LABEL, unjoinable_label
 from filterkit.outputs import checked_output, staged_output
 from filterkit.plugins import warn
 from filterkit.progress import Progress, progress_mode
 from filterkit.stage import Option
 from filterkit.tasks import LABEL_SET, MAX_SEED, Task
-from filterkit.text import shown
 
 EVALUATE_HELP = """Cross-validate a chain (or several) with a classifier on IN.arff.
 
@@ -432,21 +431,19 @@ def evaluate(
 
 def _refuse_outputs_of_label_sets(task: Task, outputs: dict) -> None:
     """Before any row is read: ``--plot`` of label sets, which have no learning curves, and ``--predictions`` or
-    ``--label-issues`` of a label whose name holds :data:`LABEL_SEPARATOR`, which joins a row's labels there (each
-    refused only after the cross-validation)."""
+    ``--label-issues`` of a label those cannot show (:func:`filterkit.labels.unjoinable_label`: its name holds the
+    separator that joins a row's labels there, or is empty), each refused only after the cross-validation before."""
     if task.kind != LABEL_SET:
         return
     if outputs["plot"] is not None:
         raise FilterkitError("--plot draws learning curves, which multi-label data has not: use --report")
-    joined = [label for label in task.targets if LABEL_SEPARATOR in label]
+    why = unjoinable_label(task.targets)
     for option, path in (
         ("--predictions", outputs["predictions_path"]),
         ("--label-issues", outputs["label_issues_path"]),
     ):
-        if joined and path is not None:
-            raise FilterkitError(
-                f"{option}: label {shown(joined[0])} holds {LABEL_SEPARATOR}, which joins a row's labels"
-            )
+        if why is not None and path is not None:
+            raise FilterkitError(f"{option}: {why}: {RENAME_LABEL}")
 
 
 def classifier_params(registry, classifier: str, classifier_values: dict) -> dict:

@@ -35,9 +35,8 @@ from filterkit.formats import (
     named_format,
     new_rows_reading,
 )
-from filterkit.labels import LABEL_SEPARATOR
+from filterkit.labels import LABEL_SEPARATOR, unjoinable_label
 from filterkit.outputs import OutputFile, checked_output
-from filterkit.text import shown
 
 
 @dataclass(frozen=True)
@@ -323,16 +322,12 @@ def _csv_row(record: dict, columns: Sequence[str]) -> list[str]:
 
 def _csv_columns(model, calibrated: bool, model_path: str) -> list[str]:
     """The CSV columns of :func:`prediction_rows`' records (an error naming ``model_path`` for a model of a
-    label holding the separator of a row's labels)."""
+    label that a row's labels joined cannot show: one holding their separator, or an empty one)."""
     kinds = ("decision", "probability") if calibrated else ("decision",)
     if model.label_sets:
-        joined = [label for label in model.classes if LABEL_SEPARATOR in label]
-        if joined:
-            raise FilterkitError(
-                f"label {shown(joined[0])} holds {LABEL_SEPARATOR}, which joins a row's labels in CSV: write JSON "
-                "Lines (--json)",
-                model_path,
-            )
+        why = unjoinable_label(model.classes)
+        if why is not None:
+            raise FilterkitError(f"{why} in CSV: write JSON Lines (--json)", model_path)
         return ["row", "labels", *(f"{kind}:{label}" for kind in kinds for label in model.classes)]
     if model.multiclass:
         return ["row", "label", *(f"{kind}:{label}" for kind in kinds for label in model.classes)]
