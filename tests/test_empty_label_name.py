@@ -1,7 +1,7 @@
 """A MEKA label attribute named ``''`` (which the ARFF reader reads, as Weka does, and ``train`` keeps): the outputs
 that join a row's labels into one text (CSV's ``|``) cannot tell it from no label, so they refuse it, as the chain's
 CSV writer already did; those that keep a row's labels apart (ARFF, JSON Lines' arrays of ``predict --json``)
-write it."""
+write it.  JSON Lines output of the rows themselves refuses it too: its reader refuses an empty label."""
 
 from __future__ import annotations
 
@@ -77,3 +77,16 @@ def test_the_predictions_csv_refuses_an_empty_label_itself():
         label_set_predictions_csv(["", "rare"], predictions)
     assert label_set_predictions_csv(["a", "rare"], predictions).splitlines()[1:] == ["c,1,,", "c,2,a|rare,a"]
 
+
+def test_arff_output_keeps_an_empty_label_json_lines_refuses_it(run_filterkit, tmp_path, empty_label):
+    """The JSON Lines writer wrote ``"labels":[""]``, which its reader refuses ("holds an empty label")."""
+    arff = tmp_path / "out.arff"
+    assert run_filterkit(empty_label, "-o", arff).status == 0
+    assert "@attribute '' {0,1}" in arff.read_text()
+    out = tmp_path / "mle.jsonl"
+    refused = run_filterkit(empty_label, "-o", out)
+    assert (refused.status, out.exists()) == (1, False)
+    assert refused.stderr == (
+        "filterkit: error: JSON Lines output: the label '' is empty, which a labels field cannot hold "
+        "(reading it refuses an empty label)\n"
+    )

@@ -165,7 +165,7 @@ class JsonLinesWriter:
     shortest exact form (or rounded as ``numbers`` says; ±inf as ``Infinity``, as Python's json writes it), a
     nominal label or a text as a string, a missing value as null.  MEKA rows (``-C`` in the relation name)
     hold their labels in one field, ``--labels-column`` (default ``labels``): the array of the names of the
-    labels a row holds, where the labels stood.  Dates, relational attributes and instance weights other
+    labels a row holds, where the labels stood (an empty label name is refused, as the reader refuses it).  Dates, relational attributes and instance weights other
     than 1 are refused; JSON Lines has no comments, so no provenance line is written."""
 
     def __init__(self, stream: BinaryIO, schema: Schema, options: FormatOptions, numbers: NumberFormat = EXACT):
@@ -177,6 +177,11 @@ class JsonLinesWriter:
                     f"{attribute.kind}"
                 )
         self.label_positions = meka_label_positions(schema)
+        if any(not schema.attributes[p].name for p in self.label_positions):
+            raise FilterkitError(
+                "JSON Lines output: the label '' is empty, which a labels field cannot hold (reading it refuses an "
+                "empty label)"
+            )
         self.label_names = [json.dumps(schema.attributes[p].name, ensure_ascii=False) for p in self.label_positions]
         #: the fields in order: each attribute's position, the labels' field standing for the first label's
         self.fields = [p for p in range(len(schema.attributes)) if p not in self.label_positions[1:]]
