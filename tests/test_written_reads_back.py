@@ -97,6 +97,23 @@ def test_csv_refuses_a_header_row_longer_than_the_line_bound(run_filterkit, boun
     assert read_back(output, "csv") == (11, 1)  # name0 to name9 and the class, name19
 
 
+def test_json_lines_refuses_a_line_longer_than_the_line_bound(run_filterkit, bounded, tmp_path):
+    """Lines of long field names and short values were written past the bound, which the reader then refused: the
+    JSON Lines writer checked no line."""
+    data = tmp_path / "names.arff"
+    names = [f"{'n' * 28}{k}" for k in range(1, 5)]  # a line of 4 fields: 137 bytes
+    data.write_text(
+        "@relation n\n" + "".join(f"@attribute {name} numeric\n" for name in names) + "@data\n1,2,3,4\n5,6,7,8\n"
+    )
+    output = tmp_path / "out.jsonl"
+    refused(run_filterkit("-o", output, data), output, "row 1 of the output", "137 bytes", "FILTERKIT_MAX_LINE_BYTES")
+    data.write_text(
+        "@relation n\n" + "".join(f"@attribute {name} numeric\n" for name in names[:2]) + "@data\n1,2\n3,4\n"
+    )
+    assert run_filterkit("-o", output, data).status == 0  # 2 fields: 69 bytes
+    assert read_back(output, "jsonl") == (2, 2)
+
+
 def read_back(path, format_name: str) -> tuple[int, int]:
     """The attributes and rows filterkit's reader of ``format_name`` finds in ``path`` (under the same bounds)."""
     layout = scanned_format(format_name).scan(lambda: open(path, "rb"), str(path), FormatOptions(), None)

@@ -21,12 +21,13 @@ from typing import IO, Any, BinaryIO, Callable, Iterator, cast
 
 import numpy as np
 
-from filterkit.arff.writer import EXACT, NumberFormat, format_numbers
+from filterkit.arff.writer import EXACT, NumberFormat, format_numbers, refuse_long_lines
 from filterkit.errors import ArffError, FilterkitError
 from filterkit.formats import FormatOptions
 from filterkit.formats.lines import decoded, text_line_groups
 from filterkit.formats.record_format import RecordFormat, RecordGroup
 from filterkit.labels import meka_label_positions, refuse_missing_labels
+from filterkit.limits import Limits
 from filterkit.schema import NOMINAL, NUMERIC, STRING, Chunk, Schema, take_rows
 from filterkit.text import SURROGATE_ESCAPE, shown
 
@@ -165,8 +166,9 @@ class JsonLinesWriter:
     shortest exact form (or rounded as ``numbers`` says; ±inf as ``Infinity``, as Python's json writes it), a
     nominal label or a text as a string, a missing value as null.  MEKA rows (``-C`` in the relation name)
     hold their labels in one field, ``--labels-column`` (default ``labels``): the array of the names of the
-    labels a row holds, where the labels stood (an empty label name is refused, as the reader refuses it).  Dates, relational attributes and instance weights other
-    than 1 are refused; JSON Lines has no comments, so no provenance line is written."""
+    labels a row holds, where the labels stood (an empty label name is refused: the reader refuses it).  Dates,
+    relational attributes and instance weights other than 1 are refused, as is a line longer than the reader
+    reads (``FILTERKIT_MAX_LINE_BYTES``); JSON Lines has no comments, so no provenance line is written."""
 
     def __init__(self, stream: BinaryIO, schema: Schema, options: FormatOptions, numbers: NumberFormat = EXACT):
         self.stream, self.schema, self.numbers = stream, schema, numbers
@@ -193,6 +195,8 @@ class JsonLinesWriter:
             names[self.fields.index(self.label_positions[0])] = column
         self.keys = [json.dumps(name, ensure_ascii=False) + ":" for name in names]
         self.rows = 0
+        #: the reader's bound on a line, which every line written must keep
+        self.line_bytes = Limits.from_environment().line_bytes
 
     def write(self, chunk: Chunk) -> None:
         """Append the rows of ``chunk``, a block of about :data:`_BLOCK_CELLS` cells at a time (a sparse chunk of
@@ -207,7 +211,9 @@ class JsonLinesWriter:
             values = block.dense_values()
             columns = [self._field(values, block, position) for position in self.fields]
             lines = ("{" + ",".join(key + value for key, value in zip(self.keys, row)) + "}\n" for row in zip(*columns))
-            self.stream.write("".join(lines).encode("utf-8"))
+            text = "".join(lines).encode("utf-8")
+            refuse_long_lines(text, self.line_bytes, self.rows + 1, "row")
+            self.stream.write(text)
             self.rows += block.n_rows
 
     def _field(self, values: np.ndarray, chunk: Chunk, position: int) -> list[str]:
