@@ -97,6 +97,22 @@ def test_csv_refuses_a_header_row_longer_than_the_line_bound(run_filterkit, boun
     assert read_back(output, "csv") == (11, 1)  # name0 to name9 and the class, name19
 
 
+def test_csv_bounds_a_row_whole_as_its_reader_does(run_filterkit, bounded, tmp_path):
+    """A value of quotes and line ends was written as a row of short lines, longer in all than the bound, which the
+    CSV reader (which bounds a row whole, its quoted line ends included) then refused: the writer measured lines."""
+    data = tmp_path / "quotes.arff"
+    header = "@relation q\n@attribute t string\n@data\n'a\\nb'\n"  # row 1: two lines in CSV
+    data.write_text(header + "'" + ('"' * 40 + "\\n") * 2 + "'\n")  # 86 bytes; in CSV 164, its lines 81 at most
+    output = tmp_path / "out.csv"
+    refused(run_filterkit("-o", output, data), output, "row 2 of the output", "164 bytes", "FILTERKIT_MAX_LINE_BYTES")
+    data.write_text(header + "'" + ('"' * 20 + "\\n") * 2 + "'\n")  # in CSV 84 bytes
+    assert run_filterkit("-o", output, data).status == 0
+    assert read_back(output, "csv") == (1, 2)
+    read = run_filterkit(output, "--text", "t", "-o", tmp_path / "back.arff")
+    assert read.status == 0, read.stderr
+    assert read_arff(tmp_path / "back.arff")[1].text[0] == ["a\nb", ('"' * 20 + "\n") * 2]
+
+
 def test_json_lines_refuses_a_line_longer_than_the_line_bound(run_filterkit, bounded, tmp_path):
     """Lines of long field names and short values were written past the bound, which the reader then refused: the
     JSON Lines writer checked no line."""

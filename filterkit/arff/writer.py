@@ -161,6 +161,9 @@ class ArffWriter:
     #: how a column's strings are quoted (as :attr:`_quote` quotes each; all at once where it can)
     _quote_all = staticmethod(quote_all)
     _missing = "?"
+    #: whether the reader bounds records whose quoted values hold line ends, not lines (CSV; see
+    #: :func:`refuse_long_lines`)
+    _quoted_records = False
 
     def __init__(
         self,
@@ -199,7 +202,7 @@ class ArffWriter:
         self._limits = Limits.from_environment()
         self._rows_written = 0
         header = self._header(list(comments))
-        refuse_long_lines(header, self._limits.line_bytes, 1, "header line")
+        refuse_long_lines(header, self._limits.line_bytes, 1, "header line", self._quoted_records)
         self._emit(header)
 
     def _header(self, comments: list[str]) -> bytes:
@@ -247,7 +250,7 @@ class ArffWriter:
             arguments = (indptr, columns, values, special.view(np.uint8), texts, sparse, digits, self.numbers.float32)
             length = format_rows(*arguments, self._formatted, weights, self._labels)
         with memoryview(self._formatted) as formatted, formatted[:length] as text:
-            refuse_long_lines(text, self._limits.line_bytes, self._rows_written + 1, "row")
+            refuse_long_lines(text, self._limits.line_bytes, self._rows_written + 1, "row", self._quoted_records)
             self._emit(text)
         self._rows_written += chunk.n_rows
 
@@ -339,21 +342,30 @@ def _declared(attributes) -> int:
     return len(attributes) + sum(_declared(attribute.members) for attribute in attributes if attribute.members)
 
 
-def refuse_long_lines(text: bytes | memoryview, line_bytes: int, first: int, what: str) -> None:
+def refuse_long_lines(text: bytes | memoryview, line_bytes: int, first: int, what: str, quoted: bool = False) -> None:
     """ArffError, before ``text`` (lines each ended by LF) is written, when one of its lines is longer than
     ``line_bytes``, the reader's bound: ``what`` and ``first``, the number of its first line, name it.  Only
-    a text longer than the bound is looked into (the default bound is 64 MiB, a block of rows ~1 MiB)."""
+    a text longer than the bound is looked into (the default bound is 64 MiB, a block of rows ~1 MiB).
+
+    ``quoted``: ``text`` is CSV records, which the CSV reader bounds whole, line ends in double-quoted values
+    included: an LF ends a record only where an even number of ``"`` stand before it (every ``"`` the CSV writer
+    writes opens or closes a quoted value or is doubled in one)."""
     if len(text) <= line_bytes:
         return
-    ends = np.flatnonzero(np.frombuffer(text, np.uint8) == ord("\n"))
+    data = np.frombuffer(text, np.uint8)
+    ends = np.flatnonzero(data == ord("\n"))
+    if quoted:
+        quotes = np.flatnonzero(data == ord('"'))
+        ends = ends[np.searchsorted(quotes, ends) % 2 == 0]
     lengths = np.diff(ends, prepend=-1) - 1
     longest = int(np.argmax(lengths))
     if lengths[longest] > line_bytes:
         start = int(ends[longest] - lengths[longest])
         line = bytes(text[start : start + 40]).decode("utf-8", "replace")
+        held = "a row" if quoted else "a line"
         raise ArffError(
             f"{what} {first + longest:,} of the output ({shown(line + '…')}) would be {int(lengths[longest]):,} "
-            f"bytes long, more than the {line_bytes:,} a line filterkit reads back may hold "
+            f"bytes long, more than the {line_bytes:,} {held} filterkit reads back may hold "
             f"(set {VARIABLES['line_bytes']} to allow more)"
         )
 

@@ -33,6 +33,9 @@ class CsvWriter(ArffWriter):
     where the labels stood (first for ``-C k``, last for ``-C -k``); a label name that is empty, has blanks
     around it or holds the separator is an error, as it would not read back."""
 
+    #: the CSV reader bounds a row whole, the line ends of its quoted values included
+    _quoted_records = True
+
     def __init__(
         self, stream: BinaryIO, schema: Schema, numbers: NumberFormat = EXACT, options: FormatOptions = FormatOptions()
     ):
