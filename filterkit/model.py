@@ -16,10 +16,12 @@ from __future__ import annotations
 
 import base64
 import binascii
+import gzip
 import json
 import math
 import os
 import zipfile
+import zlib
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Collection, Iterator, cast
@@ -92,7 +94,7 @@ def save_model(
     classifier: dict | None = None,
     statistics: list | None = None,
 ) -> None:
-    """Write the fitted ``chain`` to ``path``, one file holding its arrays too, all or nothing;
+    """Write the fitted ``chain`` to ``path`` (``.gz``: gzip), one file holding its arrays too, all or nothing;
     ``reading``: the format and options its training data was read with, for ``apply``; ``classifier``:
     the section ``train`` adds (its ``state`` holding numpy arrays, embedded as the stages' are);
     ``statistics``: the section of ``--updatable`` (:func:`filterkit.updating.statistics_section`)."""
@@ -314,9 +316,14 @@ def _reading(document: dict) -> tuple[str | None, dict]:
 
 
 def _read_document(path) -> dict:
-    """The model document at ``path``, its format_version and structure checked."""
+    """The model document at ``path`` (gunzipped, as ``m.json.gz`` is written), its format_version and structure
+    checked."""
     with open(path, "rb") as handle:
         data = handle.read()
+    try:
+        data = gzip.decompress(data) if data[:2] == b"\x1f\x8b" else data
+    except (gzip.BadGzipFile, EOFError, zlib.error) as error:
+        raise NotAModel(f"damaged gzip data: {error}") from None
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:

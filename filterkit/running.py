@@ -12,7 +12,6 @@ import contextlib
 import copy
 import dataclasses
 import functools
-import gzip
 import io
 import os
 import shlex
@@ -37,8 +36,6 @@ from filterkit.version import __version__
 
 #: The first word of the text of every provenance comment filterkit writes.
 PROVENANCE_WORD = "filterkit"
-#: gzip's own default level: about 3x smaller than level 1 on ARFF text, at a fraction of level 9's time.
-GZIP_LEVEL = 6
 
 
 @dataclasses.dataclass(frozen=True)
@@ -344,21 +341,10 @@ def output_stream(output: OutputFile | None, before_publish: Callable[[], None] 
             sys.stdout.buffer.flush()
         return
     with staged_output(output) as stage:
-        compressed = None
-        if output.path.lower().endswith(".gz"):
-            compressed = gzip.GzipFile(filename="", mode="wb", fileobj=stage.stream, compresslevel=GZIP_LEVEL, mtime=0)
-        try:
-            yield stage.stream if compressed is None else compressed
-            if before_publish is not None:
-                before_publish()
-            if compressed is not None:
-                compressed.close()
-            stage.publish()
-        finally:
-            if compressed is not None and not compressed.closed:
-                # Unpublished: end the stream so that it is not ended, noisily, once its file is gone.
-                with contextlib.suppress(OSError, ValueError):
-                    compressed.close()
+        yield stage.stream
+        if before_publish is not None:
+            before_publish()
+        stage.publish()
 
 
 def check_new_rows(chain: Chain, source, name: str) -> None:

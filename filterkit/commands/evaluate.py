@@ -424,7 +424,7 @@ def evaluate(
         staged = [stack.enter_context(staged_output(output)) for output, _ in contents]
         for stage, (_, content) in zip(staged, contents):
             stage.stream.write(content)
-            stage.stream.flush()  # a full disk fails here, before any file is published
+            stage.complete()  # a full disk fails here, before any file is published
         for stage in staged:
             stage.publish()
 

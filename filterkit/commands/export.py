@@ -45,9 +45,9 @@ def export(ctx: click.Context, model_path: str, c_path: str | None, onnx_path: s
         for stage, output, content in zip(staged, outputs, contents):
             try:  # a full disk or device fails here, before any file is published
                 stage.stream.write(content)
-                stage.stream.flush()
+                stage.complete()
                 if stage.temporary is not None:
-                    os.fsync(stage.stream.fileno())
+                    os.fsync(stage.file.fileno())
             except OSError as error:
                 raise FilterkitError(f"cannot write {output.path}: {error.strerror or error}") from None
         for stage in staged:
