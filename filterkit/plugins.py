@@ -26,13 +26,13 @@ from collections import UserDict
 from collections.abc import Iterator, MutableMapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, NamedTuple
+from typing import TYPE_CHECKING, Any, Callable
 
 import pluggy
 
 from filterkit import hookspecs, installed
 from filterkit.arff.tokens import one_line
-from filterkit.contract import DECLARED_BOOL, Declared, crossing_cause, declaration_problem, plugin_fault
+from filterkit.contract import DECLARED_BOOL, Declared, PluginCrash, crossing_cause, declaration_problem, plugin_fault
 from filterkit.errors import FilterkitError
 from filterkit.stage import Configurable, Option, Provenance, Stage
 
@@ -207,7 +207,7 @@ class Registry:
         except BaseException as error:
             if isinstance(error, FilterkitError) or not plugin_fault(error):
                 raise
-            fault = FilterkitError(
+            fault = PluginCrash(
                 f"stage '{name}' ({registered.provenance}) failed while being made: {type(error).__name__}: {error}"
             )
             cause = crossing_cause(error)
@@ -625,74 +625,19 @@ def _candidates(plugins_dir, plugins: _Plugins) -> list[_Candidate]:
 def entry_points(*groups: str) -> list[metadata.EntryPoint]:
     """The installed entry points of ``groups``, as ``importlib.metadata.entry_points`` finds them,
     but a distribution whose ``entry_points.txt`` cannot be read is left out with a warning."""
-    found, warnings = _entry_points_and_warnings(groups)
+    found, warnings = installed.read_entry_points(groups)
     for warning in warnings:
         warn(warning)
     return found
 
 
-def _entry_points_and_warnings(groups: tuple[str, ...]) -> tuple[list[metadata.EntryPoint], list[str]]:
-    from importlib import metadata  # 17 ms of import: only for a run that does not recall them (filterkit.installed)
-
-    found: list[metadata.EntryPoint] = []
-    warnings: list[str] = []
-    distributions: dict[str, metadata.Distribution] = {}
-    for distribution in metadata.distributions():  # the first of each name on sys.path, as entry_points
-        distributions.setdefault(distribution._normalized_name, distribution)  # type: ignore[attr-defined]
-    for distribution in distributions.values():
-        try:
-            found.extend(point for point in distribution.entry_points if point.group in groups)
-        except Exception as error:
-            warnings.append(
-                f"distribution {distribution.metadata['Name']}: its entry_points.txt cannot be read "
-                f"({type(error).__name__}: {error}); its plugins are left out"
-            )
-    return found, warnings
-
-
-class _EntryPoint(NamedTuple):
-    """An installed entry point of :data:`GROUP` or :data:`NAMES_GROUP` with its distribution's name and version."""
-
-    group: str
-    name: str
-    value: str
-    distribution: str
-    version: str
-
-    def load(self) -> Any:
-        """The object the entry point names, imported."""
-        return installed.load_object(self.value)
-
-
-def _installed_entry_points(remember: bool) -> list[_EntryPoint]:
-    """The entry points of :data:`GROUP` and :data:`NAMES_GROUP`; with ``remember``, those the last run
-    found while the installed distributions are the same (:mod:`filterkit.installed`: importing
-    ``importlib.metadata`` and reading the metadata took 20 ms of every run)."""
-    groups = (GROUP, NAMES_GROUP)
-    mark = installed.fingerprint() if remember else None
-    recalled = installed.recall(groups, mark) if mark is not None else None
-    if recalled is not None:
-        points, warnings = [_EntryPoint(*point) for point in recalled[0]], recalled[1]
-    else:
-        found, warnings = _entry_points_and_warnings(groups)
-        named: dict[int, tuple[str, str]] = {}
-        for point in found:  # each distribution's METADATA parsed once (twelve entry points read it 24 times: 10 ms)
-            if id(point.dist) not in named:
-                named[id(point.dist)] = _name_and_version(point.dist)
-        points = [_EntryPoint(p.group, p.name, p.value, *named[id(p.dist)]) for p in found]
-        if mark is not None:
-            installed.remember(groups, mark, [list(point) for point in points], warnings)
+def _installed_entry_points(remember: bool) -> list[installed.EntryPoint]:
+    """The entry points of :data:`GROUP` and :data:`NAMES_GROUP` (:func:`filterkit.installed.entry_points_of`),
+    warning of what their discovery found."""
+    points, warnings = installed.entry_points_of((GROUP, NAMES_GROUP), remember)
     for warning in warnings:
         warn(warning)
     return points
-
-
-def _name_and_version(distribution) -> tuple[str, str]:
-    """A distribution's name and version; "?" for an entry point without one."""
-    if distribution is None:
-        return ("?", "")
-    metadata = distribution.metadata  # read and parsed anew by each of .name and .version
-    return (metadata["Name"], metadata["Version"])
 
 
 def _import_file(path: Path):
@@ -782,8 +727,11 @@ def _check(thing, kind: str) -> str | None:
         from filterkit.classifier import CLASSIFIER_DECLARATIONS, Classifier  # imported by the first classifier plugin
 
         problem = _check_configurable(thing, Classifier, kind) or _declared(thing, kind, CLASSIFIER_DECLARATIONS)
-        if problem is None and thing.options and not thing.name.isidentifier():  # --NAME-OPTION, stored NAME__OPTION
-            problem = f"classifier '{thing.name}' has options, so its name, which begins theirs, must be an identifier"
+        if problem is None and thing.options and (not thing.name.isidentifier() or "__" in thing.name):
+            problem = (  # --NAME-OPTION, stored NAME__OPTION
+                f"classifier '{thing.name}' has options, so its name, which begins theirs, must be an identifier "
+                "without __"
+            )
         return problem
     expected: Any = Stemmer
     declarations: dict[str, Declared] = {"function": Declared(callable, "a function")}

@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from filterkit import plugins
+from filterkit import installed, plugins
 from filterkit.arff import read_arff
 from filterkit.plugins import Registry, load_plugins
 
@@ -123,11 +123,17 @@ WARNING_REGISTRY = "__warningregistry__"
 
 
 def _plugins_module() -> dict:
-    """filterkit.plugins' globals, its warning registry left out."""
-    return {name: value for name, value in vars(plugins).items() if name != WARNING_REGISTRY}
+    """The globals of filterkit.plugins and of filterkit.installed (which reads the entry points), by module and
+    name, their warning registries left out."""
+    return {
+        (module.__name__, name): value
+        for module in (plugins, installed)
+        for name, value in vars(module).items()
+        if name != WARNING_REGISTRY
+    }
 
 
-#: filterkit.plugins as imported, to tell whether a test has monkeypatched it since.
+#: filterkit.plugins and filterkit.installed as imported, to tell whether a test has monkeypatched them since.
 PRISTINE_PLUGINS_MODULE = _plugins_module()
 _installed: list[Registry] = []
 
@@ -138,14 +144,14 @@ def installed_plugins_once(plugins_dir=None) -> Registry:
     Discovery is two thirds of a small run (~20 ms), and nothing a test does changes the installed
     entry points, so their registry is loaded once and reused — only while discovery would give the
     same: no plugins folder (a test may rewrite one), neither plugin variable set, filterkit.plugins
-    not monkeypatched, and no plugin skipped or without hooks (each load warns about those).
+    nor filterkit.installed monkeypatched, and no plugin skipped or without hooks (each load warns about those).
     Any other call loads afresh, as filterkit does.
     """
     pristine = (
         plugins_dir is None
         and not any(os.environ.get(variable) for variable in PLUGIN_VARIABLES)
         and _plugins_module().keys() == PRISTINE_PLUGINS_MODULE.keys()
-        and all(vars(plugins)[name] is value for name, value in PRISTINE_PLUGINS_MODULE.items())
+        and all(_plugins_module()[key] is value for key, value in PRISTINE_PLUGINS_MODULE.items())
     )
     if not pristine:
         return load_plugins(plugins_dir)

@@ -4,7 +4,7 @@ reused only while a fresh discovery would find the same plugins, loaded afresh o
 from __future__ import annotations
 
 from chain_helpers import installed_plugins_once
-from filterkit import plugins
+from filterkit import installed, plugins
 
 
 def test_the_installed_plugins_are_discovered_once():
@@ -19,13 +19,13 @@ def test_a_plugin_variable_or_a_patched_plugins_module_is_discovered_afresh(monk
     without_normalizers = installed_plugins_once()
     assert without_normalizers is not shared and "l2" not in without_normalizers.stages
     monkeypatch.delenv("FILTERKIT_DISABLE_PLUGINS")
-    real_name_and_version = plugins._name_and_version
+    real_name_and_version = installed._name_and_version
 
     def patched(distribution):
         name, version = real_name_and_version(distribution)
         return name, version + ".patched"
 
-    monkeypatch.setattr(plugins, "_name_and_version", patched)
+    monkeypatch.setattr(installed, "_name_and_version", patched)
     patched = installed_plugins_once()
     assert patched is not shared and patched.stages["l2"].version.endswith(".patched")
     monkeypatch.undo()

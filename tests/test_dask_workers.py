@@ -11,7 +11,7 @@ import pytest
 
 import filterkit
 from chain_helpers import FIXTURE_PLUGINS, REAL, STAGES_DIR, InventoryClient
-from filterkit import plugins
+from filterkit import installed
 from filterkit.distributed import DaskEngine, worker_inventory
 from filterkit.errors import FilterkitError
 from filterkit.plugins import load_plugins
@@ -124,13 +124,13 @@ def iris_on_cluster(run_filterkit, cluster, tmp_path):
 
 @pytest.mark.slow
 def test_a_real_cluster_is_checked_before_fitting(iris_on_cluster, monkeypatch, tmp_path, cluster):
-    real_name_and_version = plugins._name_and_version
+    real_name_and_version = installed._name_and_version
 
     def patched(distribution):
         name, version = real_name_and_version(distribution)
         return name, version + ".client"
 
-    monkeypatch.setattr(plugins, "_name_and_version", patched)
+    monkeypatch.setattr(installed, "_name_and_version", patched)
     result = iris_on_cluster("minmax")
     worker = next(iter(cluster.workers.values())).worker_address
     assert (result.status, result.stdout) == (1, b"")

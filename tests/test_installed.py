@@ -160,17 +160,17 @@ def test_a_rewrite_keeping_size_and_times_is_found_afresh(site):
 
 def test_a_distribution_installed_while_they_are_found_is_not_left_out_for_good(site, monkeypatch):
     """What was found under the fingerprint before is kept only if the fingerprint is still that one."""
-    real_name_and_version = plugins._name_and_version
+    real_name_and_version = installed._name_and_version
 
     def installing_meanwhile(distribution):
         if not (site / "filterkit_late-1.0.dist-info").exists():
             install(site, "filterkit-late", "1.0", "[filterkit]\nlate = negate\n")
         return real_name_and_version(distribution)
 
-    monkeypatch.setattr(plugins, "_name_and_version", installing_meanwhile)
+    monkeypatch.setattr(installed, "_name_and_version", installing_meanwhile)
     plugins._installed_entry_points(remember=True)
     assert recalled() is None  # nothing kept: the distributions changed while they were read
-    monkeypatch.setattr(plugins, "_name_and_version", real_name_and_version)
+    monkeypatch.setattr(installed, "_name_and_version", real_name_and_version)
     importlib.invalidate_caches()
     assert ("filterkit", "late", "negate", "filterkit-late", "1.0") in {
         tuple(p) for p in plugins._installed_entry_points(remember=True)

@@ -90,7 +90,7 @@ def test_a_plugins_dir_that_is_not_a_folder_is_an_error(run_filterkit, tmp_path)
 def test_entry_point_that_fails_to_import_warns_once_naming_it(monkeypatch, capsys):
     installed = list(plugins.entry_points(plugins.GROUP))
     ghost = EntryPoint("ghost", "filterkit_ghost_plugin_module", plugins.GROUP)
-    monkeypatch.setattr(plugins, "_entry_points_and_warnings", lambda groups: ([*installed, ghost], []))
+    monkeypatch.setattr(filterkit.installed, "read_entry_points", lambda groups: ([*installed, ghost], []))
     registry = load_plugins()
     reason = "it failed to import (ModuleNotFoundError: No module named 'filterkit_ghost_plugin_module')"
     assert capsys.readouterr().err == (
@@ -213,7 +213,7 @@ def test_a_plugin_without_hookimpl_is_listed_with_a_hint(run_filterkit):
 def test_a_second_entry_point_of_one_name_is_skipped_with_a_warning(monkeypatch, capsys):
     installed = list(plugins.entry_points(plugins.GROUP))
     impostor = EntryPoint("normalizers", "filterkit_impostor_module", plugins.GROUP)
-    monkeypatch.setattr(plugins, "_entry_points_and_warnings", lambda groups: ([*installed, impostor], []))
+    monkeypatch.setattr(filterkit.installed, "read_entry_points", lambda groups: ([*installed, impostor], []))
     registry = load_plugins()
     reason = f"distribution filterkit-arff {filterkit.__version__} already has an entry point named 'normalizers'"
     assert registry.skipped == [plugins.PluginProblem("normalizers", "?", reason)]

@@ -36,6 +36,7 @@ from filterkit.commands.options import (
     workers_option,
 )
 from filterkit.commands.stages import show_chain_help
+from filterkit.contract import PluginCrash
 from filterkit.errors import FilterkitError, OptionError
 from filterkit.evaluation import ChainSpec, Settings
 from filterkit.evaluation_targets import THRESHOLDS
@@ -479,7 +480,7 @@ def chains_of(plugins: PluginLoader, registry, words, compare: bool, sweep: str 
         chains = [parse_chain(plugins, text, preset) for text in texts]
         _refuse_same_chain(chains)
         return chains if swept is None else swept_chains(registry, swept, chains)
-    except ChainHelpError:
+    except (ChainHelpError, PluginCrash):  # a help asked for, or a plugin's own failure: no mistake of the words
         raise
     except FilterkitError as error:
         raise click.UsageError(str(error)) from None
