@@ -32,7 +32,8 @@ from filterkit.contract import PluginCrash
 from filterkit.errors import FilterkitError
 from filterkit.formats import format_options, registered_formats
 from filterkit.outputs import checked_output, staged_output
-from filterkit.plugins import BUILT_IN_DISTRIBUTION, PLUGINS_DIR, Registry
+from filterkit.plugins import Registry
+from filterkit.provenance import installed_as_saved
 from filterkit.runner import Chain, guarded
 from filterkit.schema import DATE, NOMINAL, NUMERIC, RELATIONAL, STRING, Attribute, Schema
 from filterkit.text import SURROGATE_ESCAPE, shown, unwritable_text_at
@@ -652,18 +653,7 @@ def _json_type(value) -> str:
 def _chain_from_document(document: dict, path, registry: Registry) -> Chain:
     """The fitted chain a checked model document describes (its arrays read from beside ``path``)."""
     for entry in document["stages"]:
-        # a model saved before the rename: "filterkit" on PyPI is another project
-        distribution = {"filterkit": BUILT_IN_DISTRIBUTION}.get(entry.get("distribution"), entry.get("distribution"))
-        needed = f"stage '{entry['name']}' from plugin '{entry.get('plugin')}' ({distribution})"
-        if entry["name"] not in registry.stages:
-            raise FilterkitError(f"the model needs {needed}, which is not installed", str(path))
-        installed = registry.stages[entry["name"]]
-        if not _same_plugin(entry.get("plugin"), distribution, installed.plugin, installed.distribution):
-            raise FilterkitError(
-                f"the model needs {needed}; the installed stage of that name is plugin '{installed.plugin}' "
-                f"({installed.distribution}), whose fitted state may mean otherwise",
-                str(path),
-            )
+        installed_as_saved("stage", entry, registry.stages, path)
     try:
         schema = schema_from_json(document["input_schema"])
     except (FilterkitError, ValueError, TypeError) as error:
@@ -688,18 +678,6 @@ def _chain_from_document(document: dict, path, registry: Registry) -> Chain:
     for position, (stage, (_, _, state)) in enumerate(zip(chain.stages, stages), 1):
         _refuse_unknown_entries(position, stage, state)
     return chain
-
-
-def _same_plugin(plugin, distribution, installed_plugin: str, installed_distribution: str) -> bool:
-    """Whether a model's stage, fitted by ``plugin`` of ``distribution`` (None in a model that does not say), is the
-    installed one's: any built-in one (the built-in plugins' modules may move), else the same plugin by name (a
-    ``--plugins-dir`` file's name, wherever its folder is, or installed by a package under that name) and, both
-    installed by a package, the same package."""
-    if plugin is None or distribution is None or distribution == installed_distribution == BUILT_IN_DISTRIBUTION:
-        return True
-    local = distribution.startswith(PLUGINS_DIR) or installed_distribution.startswith(PLUGINS_DIR)
-    named = str(plugin).split(" (", 1)[0] == installed_plugin.split(" (", 1)[0]
-    return named and (local or distribution == installed_distribution)
 
 
 def _refuse_unknown_entries(position: int, stage, saved: dict) -> None:

@@ -20,6 +20,7 @@ from filterkit.explaining import Tracer, listed_words
 from filterkit.formats.records import label_codes
 from filterkit.model import ModelFile, save_model
 from filterkit.plugins import Registry, load_plugins
+from filterkit.provenance import installed_as_saved
 from filterkit.runner import Chain
 from filterkit.schema import NOMINAL, NUMERIC, STRING, Chunk, Schema, shown_labels
 from filterkit.stage import Explainable
@@ -39,12 +40,7 @@ def load_model(path, registry: Registry | None = None) -> "TrainedModel":
             "filterkit train -o MODEL.json TRAIN CHAIN...",
             str(path),
         )
-    if section["name"] not in registry.classifiers:
-        raise FilterkitError(
-            f"the model needs classifier '{section['name']}' from plugin '{section.get('plugin')}' "
-            f"({section.get('distribution')}), which is not installed",
-            str(path),
-        )
+    installed_as_saved("classifier", section, registry.classifiers, path)
     try:
         return model_of(chain, section, saved.reading, registry)
     except PluginCrash:
@@ -382,7 +378,11 @@ class TrainedModel:
         """Each row's position in :attr:`labels`: the class (multi-class), or 0 positive and 1 negative."""
         rows = (features.shape[0],)
         if self.multiclass:
-            return self.classifier("predict_class", features, shape=rows).astype(np.int64)
+            positions = self.classifier("predict_class", features, shape=rows)
+            if not np.isin(positions, np.arange(len(self.labels))).all():  # as evaluate refuses it
+                last = len(self.labels) - 1
+                raise self.classifier.broken(f"predict_class returned a value that is not a class position 0 … {last}")
+            return positions.astype(np.int64)
         return np.where(self.classifier("predict", features, shape=rows).astype(bool), 0, 1)
 
     def answer(self, predicted) -> dict:
