@@ -12,12 +12,11 @@ import contextlib
 import copy
 import dataclasses
 import functools
-import io
 import os
 import shlex
 import stat
 import sys
-from typing import Callable, ContextManager, Protocol, Sequence, TextIO, cast
+from typing import BinaryIO, Callable, ContextManager, Iterator, Protocol, Sequence, TextIO, cast
 
 from filterkit.arff.tokens import one_line
 from filterkit.arff.writer import EXACT, NumberFormat
@@ -293,38 +292,27 @@ def _is_regular_file(path: str) -> bool:
         return True
 
 
-class _PrintedToStderr(io.TextIOBase):
-    """Standard output while rows are written to it: the text printed (a plugin's ``print()``) goes to standard
-    error, as while plugins load; the rows, written to its ``buffer``, to standard output (a stage's line among
-    them had broken the ARFF)."""
+class _PrintedToStderr:
+    """Standard output while rows are written to it: standard error to whatever writes to it (``print()``,
+    ``click.echo``, ``sys.stdout.write``, its ``buffer``), as while plugins load; the rows go to ``rows``, standard
+    output's bytes (a stage's line among them had broken the ARFF)."""
 
-    def __init__(self, stdout) -> None:
-        super().__init__()
-        self.stdout = stdout
+    def __init__(self, rows: BinaryIO) -> None:
+        self.rows = rows
 
-    @property
-    def buffer(self):
-        return self.stdout.buffer
-
-    def writable(self) -> bool:
-        return True
-
-    def write(self, text: str) -> int:
-        return sys.stderr.write(text)
-
-    def flush(self) -> None:
-        sys.stderr.flush()
-        self.stdout.flush()
-
-    def fileno(self) -> int:
-        return self.stdout.fileno()
+    def __getattr__(self, name: str):
+        return getattr(sys.stderr, name)
 
 
-def printed_to_stderr() -> ContextManager:
-    """Within: standard output's text goes to standard error, its bytes (``sys.stdout.buffer``) where they went."""
+@contextlib.contextmanager
+def printed_to_stderr() -> Iterator[BinaryIO]:
+    """Within: what is written to standard output goes to standard error; yields standard output's bytes, for rows."""
     if isinstance(sys.stdout, _PrintedToStderr):
-        return contextlib.nullcontext()
-    return contextlib.redirect_stdout(cast(TextIO, _PrintedToStderr(sys.stdout)))
+        yield sys.stdout.rows
+        return
+    sys.stdout.flush()
+    with contextlib.redirect_stdout(cast(TextIO, _PrintedToStderr(sys.stdout.buffer))):
+        yield cast(_PrintedToStderr, sys.stdout).rows
 
 
 @contextlib.contextmanager
@@ -333,12 +321,11 @@ def output_stream(output: OutputFile | None, before_publish: Callable[[], None] 
     the block succeeds and then ``before_publish()`` (if any: saving the model) returns; a ``.gz`` name is written
     gzip-compressed with no file name or time in its header (the same bytes each run)."""
     if output is None:
-        sys.stdout.flush()
-        with printed_to_stderr():
-            yield sys.stdout.buffer
+        with printed_to_stderr() as rows:
+            yield rows
             if before_publish is not None:
                 before_publish()
-            sys.stdout.buffer.flush()
+            rows.flush()
         return
     with staged_output(output) as stage:
         yield stage.stream

@@ -53,7 +53,10 @@ DEFAULT_TOP = 10
 class _SparseRowCounter:
     """A binary stream that passes reads through and counts the lines starting with ``{``."""
 
-    _SPARSE_LINE = re.compile(rb"\n[ \t\x0b\x0c]*(?:@data[ \t\x0b\x0c]*)?\{", re.IGNORECASE)
+    #: a row's first value after the separators the reader skips (a comma, each control character up to the space)
+    _SPARSE_LINE = re.compile(
+        rb"\n[\x00-\x09\x0b\x0c\x0e-\x20,]*(?:@data[\x00-\x09\x0b\x0c\x0e-\x20,]*)?\{", re.IGNORECASE
+    )
 
     def __init__(self, stream):
         self._stream = stream

@@ -396,16 +396,11 @@ class WordVector(KeptPass, Updatable, Explainable):
         if stem is None:
             try:
                 stem = self.stem(word) if self.stem is not None else word
-            except Exception as error:  # the stemmer's plugin's fault, not this stage's: named as the one at fault
-                raise FilterkitError(
-                    f"stage 'words': stemmer '{self.params['stemmer']}' failed on {word!r}: "
-                    f"{type(error).__name__}: {error} (filterkit plugins lists the plugin registering it)"
-                ) from None
-            if not isinstance(stem, str):
-                raise FilterkitError(
-                    f"stage 'words': stemmer '{self.params['stemmer']}' returned {type(stem).__name__} for {word!r}, "
-                    "not a string"
-                )
+                wrong = None if isinstance(stem, str) else f"returned {type(stem).__name__} for {word!r}, not a string"
+            except Exception as error:  # the stemmer's plugin's fault, not this stage's
+                wrong = f"failed on {word!r}: {type(error).__name__}: {error} (filterkit plugins lists its plugin)"
+            if wrong is not None:
+                raise FilterkitError(f"stage 'words': stemmer '{self.params['stemmer']}' {wrong}")
             if len(self.stems) >= self.most_words:  # a cache, not a second vocabulary: applying grows it
                 self.stems.clear()
             self.stems[word] = stem
@@ -765,11 +760,10 @@ class WordVector(KeptPass, Updatable, Explainable):
 
 
 def _kept_then_words(kept, indptr: np.ndarray, ids: np.ndarray, data: np.ndarray):
-    """CSR arrays ``(values, columns, row starts)`` of each row's values of the ``kept`` attributes (a dense
-    or CSR block; its zeros left out) followed by its words (CSR ``indptr``, their token numbers ``ids``, at
-    columns after the kept ones, and their counts or values ``data``), as scipy's ``hstack`` joins the two
-    blocks, without its cost (a third of one document's trip through ``words … shape bns l2``); a dense block
-    in one compiled pass."""
+    """CSR arrays ``(values, columns, row starts)`` of each row's values of the ``kept`` attributes (a dense or
+    CSR block; its zeros left out) followed by its words (CSR ``indptr``, their token numbers ``ids``, at columns
+    after the kept ones, and their counts or values ``data``), as scipy's ``hstack`` joins the two blocks, without
+    its cost (a third of one document's trip through ``words … shape bns l2``); a dense block in one pass."""
     if isinstance(kept, np.ndarray):
         joined = join_kept_words(np.ascontiguousarray(kept, dtype=np.float64), indptr, ids, data)
         return tuple(np.frombuffer(array, dtype) for array, dtype in zip(joined, (np.float64, np.int64, np.int64)))

@@ -567,3 +567,14 @@ def test_class_options_on_label_sets_are_refused_not_ignored(run_filterkit, opti
     result = run_filterkit("info", *options, labelled)
     assert result.status == 1 and result.stdout == b""
     assert words in result.stderr and len(result.stderr.splitlines()) == 1
+
+
+def test_a_sparse_row_after_control_characters_is_counted_sparse(tmp_path, run_filterkit):
+    # the reader takes each control character (and a comma) before a row's '{' for a separator, as Weka does, and
+    # writes such rows sparse; info counted them dense ("mixed: 1 sparse, 3 dense")
+    path = tmp_path / "control.arff"
+    path.write_bytes(
+        b"@relation r\n@attribute a numeric\n@attribute b numeric\n@data\n{0 1}\n\x01{1 3}\n\x1f{0 2}\n,{0 4}\n"
+    )
+    assert run_filterkit("info", path).stdout.decode().splitlines()[1] == "rows:        4 (sparse rows)"
+    assert run_filterkit(path).stdout.endswith(b"@data\n{0 1}\n{1 3}\n{0 2}\n{0 4}\n")

@@ -5,10 +5,12 @@ broken plugin was warned of once per process that loaded it."""
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import pytest
 
+from chain_helpers import FILTERKIT
 from filterkit.testing import run_filterkit
 
 IRIS = Path(__file__).parent.parent / "arff_samples" / "iris.arff"
@@ -84,14 +86,14 @@ def scaling_plugin(folder: Path, file: str, factor="1.0", first="self.scale[0]")
     return folder
 
 
-@pytest.mark.parametrize("name", ["my-clf", "a.b", "x+y"])
+@pytest.mark.parametrize("name", ["my-clf", "a.b", "x+y", "my__clf"])
 def test_a_classifier_with_options_named_as_no_identifier_is_skipped_not_a_crash_of_every_evaluate(tmp_path, name):
     # its options' click names (NAME__OPTION) were invalid: evaluate --help, evaluate and train ended in a traceback
     folder = classifier_plugin(tmp_path, name=name, options='(Option("k", int, 1, "k"),)')
     for words in (("evaluate", "--help"), ("evaluate", "--positive", "Iris-setosa", "--folds", "3", IRIS, "l2")):
         result = run_filterkit(*words, plugins_dir=folder)
         assert result.status == 0 and "Traceback" not in result.stderr, result.stderr
-        assert f"classifier '{name}' has options, so its name, which begins theirs, must be an identifier" in (
+        assert f"classifier '{name}' has options, so its name, which begins theirs, must be an identifier without" in (
             result.stderr
         )
     plain = classifier_plugin(tmp_path, name=name)  # without options its name is any word, as before
@@ -101,14 +103,15 @@ def test_a_classifier_with_options_named_as_no_identifier_is_skipped_not_a_crash
     assert result.status == 0 and result.stderr == "", result.stderr
 
 
+@pytest.mark.skipif(FILTERKIT is None, reason="the filterkit console script is not installed")
 def test_a_broken_plugin_is_warned_of_once_a_command_not_once_a_load(tmp_path):
     # the command tree, the run and each --jobs worker loaded the plugins: the same warning came two to four times
+    # (the console script, whose main() gives each warning once; an in-process run() is not the command)
     folder = classifier_plugin(tmp_path, name="my-clf", options='(Option("k", int, 1, "k"),)')
     for jobs in ("1", "2"):
-        result = run_filterkit(
-            "evaluate", "--jobs", jobs, "--positive", "Iris-setosa", "--folds", "3", IRIS, "l2", plugins_dir=folder
-        )
-        assert result.status == 0 and result.stderr.count("is skipped") == 1, result.stderr
+        argv = ["--plugins-dir", folder, "evaluate", "--jobs", jobs, "--positive", "Iris-setosa", "--folds", "3"]
+        result = subprocess.run([FILTERKIT, *map(str, argv), IRIS, "l2"], capture_output=True, text=True)
+        assert result.returncode == 0 and result.stderr.count("is skipped") == 1, result.stderr
 
 
 @pytest.mark.parametrize(
@@ -324,5 +327,89 @@ def test_a_format_clashing_by_an_alias_is_named_by_its_own_name(tmp_path):
     result = run_filterkit(IRIS, plugins_dir=folder)
     assert result.status == 0
     assert "its format 'tsvx' clashes with the format 'svmlight' of plugin 'formats' (one name or alias" in (
+        result.stderr
+    )
+
+
+@pytest.mark.skipif(FILTERKIT is None, reason="the filterkit console script is not installed")
+def test_what_a_stage_echoes_or_writes_goes_to_standard_error_too(tmp_path):
+    # click.echo wrote through sys.stdout.buffer, which the redirect had left standard output's, and a stage reading
+    # sys.stdout.encoding found None
+    folder = tmp_path / "plugins"
+    folder.mkdir()
+    (folder / "echoes.py").write_text(
+        "import sys\n\nimport click\n\nfrom filterkit.plugin import Stage, hookimpl\n\n"
+        'class Echoes(Stage):\n    """Echoes as it runs."""\n    name = "echoes"\n\n'
+        "    def transform(self, chunk):\n"
+        '        click.echo("ECHO")\n        sys.stdout.write(sys.stdout.encoding.lower() + "\\n")\n'
+        '        sys.stdout.buffer.write(b"BYTES\\n")\n        return chunk\n\n'
+        "@hookimpl\ndef register_stages(register):\n    register(Echoes)\n"
+    )
+    result = subprocess.run([FILTERKIT, "--plugins-dir", folder, IRIS, "echoes"], capture_output=True)
+    assert result.returncode == 0, result.stderr
+    assert b"ECHO\n" in result.stderr and b"utf-8\n" in result.stderr and b"BYTES\n" in result.stderr
+    assert result.stdout.split(b"@data")[1] == run_filterkit(IRIS).stdout.split(b"@data")[1]
+
+
+@pytest.mark.parametrize("command", [("evaluate", "--folds", "3"), ("train", "-o", "{model}")])
+def test_a_stage_failing_as_it_is_made_is_its_plugin_s_error_not_a_usage_error(tmp_path, command):
+    # evaluate and train took the plugin's failure for a mistake in the chain's words: exit 2 and a usage line
+    folder = tmp_path / "plugins"
+    folder.mkdir()
+    (folder / "crashy.py").write_text(
+        "from filterkit.plugin import Stage, hookimpl\n\n"
+        'class Crashy(Stage):\n    """Fails as it is made."""\n    name = "crashy"\n\n'
+        "    def __init__(self, **params):\n        raise RuntimeError('not today')\n\n"
+        "@hookimpl\ndef register_stages(register):\n    register(Crashy)\n"
+    )
+    argv = [tmp_path / "m.json" if word == "{model}" else word for word in command]
+    result = run_filterkit(*argv, "--positive", "Iris-setosa", IRIS, "crashy", plugins_dir=folder)
+    assert result.status == 1 and "Usage:" not in result.stderr and "Traceback" not in result.stderr
+    assert "stage 'crashy' (plugin 'crashy (" in result.stderr
+    assert "failed while being made: RuntimeError: not today" in result.stderr
+
+
+def test_a_model_is_not_applied_with_another_plugin_s_classifier_of_the_same_name(tmp_path):
+    # stages were checked, the classifier not: another plugin's 'odd' scored the model's rows, exit 0
+    fitted, other = classifier_plugin(tmp_path), tmp_path / "other"
+    model = tmp_path / "m.json"
+    trained = run_filterkit(
+        "train", "--classifier", "odd", "--positive", "Iris-setosa", "-o", model, IRIS, "l2", plugins_dir=fitted
+    )
+    assert trained.status == 0, trained.stderr
+    assert run_filterkit("predict", model, IRIS, plugins_dir=fitted).status == 0
+    other.mkdir()
+    (other / "imposter.py").write_text((fitted / "odd.py").read_text())
+    result = run_filterkit("predict", model, IRIS, plugins_dir=other)
+    assert result.status == 1 and result.stdout == b"" and "Traceback" not in result.stderr
+    assert "the model needs classifier 'odd' from plugin 'odd (" in result.stderr
+    assert "the installed classifier of that name is plugin 'imposter (" in result.stderr
+
+
+@pytest.mark.parametrize("position", ["-1", "2.7", "7"])
+def test_a_trained_model_s_class_position_out_of_range_breaks_the_contract(tmp_path, position):
+    # evaluate refused it; predict read -1 as the last class, 2.7 as class 2, and 7 was a traceback
+    folder = tmp_path / "plugins"
+    folder.mkdir()
+    (folder / "classes.py").write_text(
+        "import numpy as np\nfrom filterkit.plugin import Classifier, hookimpl\n\n"
+        'class Classes(Classifier):\n    """Answers one class position for every row."""\n    name = "classes"\n'
+        "    multiclass = True\n    saveable = True\n"
+        "    def fit_multiclass(self, features, classes, n_classes, seed):\n        self.n = n_classes\n"
+        "        return self\n"
+        "    def class_scores(self, features):\n        return np.zeros((features.shape[0], self.n))\n"
+        f"    def predict_class(self, features):\n        return np.full(features.shape[0], {position})\n"
+        '    def state(self):\n        return {"n": self.n}\n'
+        '    def load_state(self, state):\n        self.n = state["n"]\n\n'
+        "@hookimpl\ndef register_classifiers(register):\n    register(Classes)\n"
+    )
+    model = tmp_path / "m.json"
+    trained = run_filterkit(
+        "train", "--multiclass", "--classifier", "classes", "-o", model, IRIS, "l2", plugins_dir=folder
+    )
+    assert trained.status == 0, trained.stderr
+    result = run_filterkit("predict", model, IRIS, plugins_dir=folder)
+    assert result.status == 1 and result.stdout == b"" and "Traceback" not in result.stderr
+    assert "broke the classifier contract: predict_class returned a value that is not a class position 0 … 2" in (
         result.stderr
     )
