@@ -41,12 +41,13 @@ def main(argv: list[str] | None = None) -> None:
     for signum in STOPPING_SIGNALS:
         if signal.getsignal(signum) is not signal.SIG_IGN:  # as a background job's SIGINT, or nohup's SIGHUP
             signal.signal(signum, _terminate)
-    from filterkit.plugins import each_warning_once  # after the process is tuned: it imports the stage base
-
-    with each_warning_once():
+    with contextlib.ExitStack() as warnings_once:
         collecting = gc.isenabled()
         gc.disable()  # importing the tree makes objects that live until exit: collecting among them took 5 ms
         try:
+            from filterkit.plugins import each_warning_once  # with the tree: it imports the stage base and numpy
+
+            warnings_once.enter_context(each_warning_once())
             _import_command_tree()
             gc.freeze()  # the imported libraries' objects live until exit: collections during the run skip them
         finally:  # as the caller had it, also when the import fails (a program calling main goes on)

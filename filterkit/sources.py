@@ -629,6 +629,7 @@ class ScannedSource(_Spooling):
                 yield chunk
         finally:
             cast(Generator, chunks).close()
+        self.format.all_read(rows, self.layout)
         self.rows = rows
         if kept is not None:
             with self._filling(kept, self.name):

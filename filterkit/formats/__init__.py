@@ -366,23 +366,21 @@ class GuardedReader:
         return layout
 
     def _read(self, layout: Layout, chunks: Iterator[Chunk]) -> Iterator[Chunk]:
-        """``chunks``, each checked against ``layout``'s schema where :attr:`checked`, and at their end their rows
-        against the rows its scan counted (a reader dropping or repeating rows had been taken at its word)."""
+        """``chunks``, each checked against ``layout``'s schema where :attr:`checked`."""
         if not self.checked:
             return chunks
         from filterkit.contract import ReadContract
 
-        return _counted(ReadContract(self.origin, layout.schema), layout, chunks)
+        contract = ReadContract(self.origin, layout.schema)
+        return map(contract.read, chunks)
 
+    def all_read(self, rows: int, layout: Layout) -> None:
+        """Where :attr:`checked`, a ContractError naming the format when a pass over the whole input read other than
+        the rows ``layout``'s scan counted (a reader dropping or repeating rows had been taken at its word)."""
+        if self.checked:
+            from filterkit.contract import ReadContract
 
-def _counted(contract, layout: Layout, chunks: Iterator[Chunk]) -> Iterator[Chunk]:
-    """The chunks of a checked reader's pass: each read by ``contract``, then their rows counted."""
-    rows = 0
-    for chunk in chunks:
-        checked = contract.read(chunk)
-        rows += checked.n_rows
-        yield checked
-    contract.all_read(rows, layout.rows)
+            ReadContract(self.origin, layout.schema).all_read(rows, layout.rows)
 
 
 class GuardedWriter:
