@@ -75,6 +75,20 @@ def test_minus_zero_keeps_its_sign_as_csv_reads_it(run_filterkit, tmp_path, chun
     assert rows[0] == rows[1] == b"-0,-0,a\n1e-05,2,b\n"
 
 
+def test_minus_zero_is_written_as_a_json_number_that_keeps_its_sign(run_filterkit, tmp_path):
+    # written as the integer -0, which Python's json and pandas read as 0
+    import math
+
+    path = tmp_path / "zeros.arff"
+    path.write_text("@relation r\n@attribute x numeric\n@attribute y numeric\n@data\n-0,1.5\n0,-0.0\n")
+    written = run_filterkit(path, "--to", "jsonl").stdout
+    assert written == b'{"x":-0.0,"y":1.5}\n{"x":0,"y":-0.0}\n'
+    rows = [json.loads(line) for line in written.splitlines()]
+    assert [math.copysign(1, row["x"]) for row in rows] == [-1, 1] and math.copysign(1, rows[1]["y"]) == -1
+    (tmp_path / "zeros.jsonl").write_bytes(written)
+    assert run_filterkit(tmp_path / "zeros.jsonl").stdout.endswith(b"@data\n-0,1.5\n0,-0\n")
+
+
 @pytest.mark.parametrize("chunk_rows", CHUNK_ROWS)
 def test_minus_zero_in_a_column_of_labels_is_the_label_minus_zero_as_csv_reads_it(run_filterkit, tmp_path, chunk_rows):
     # -0 read as the float -0.0 was the label '-0.0'

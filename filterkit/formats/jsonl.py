@@ -161,6 +161,10 @@ _SCANNERS = {
 _BLOCK_CELLS = 1 << 20
 
 
+#: The numbers the ARFF printer writes that JSON writes otherwise: a missing value, and a negative zero.
+_JSON_NUMBER = {"?": "null", "-0": "-0.0"}
+
+
 class JsonLinesWriter:
     """Writes rows as JSON Lines, an object a row, each attribute a field in declared order: a number in its
     shortest exact form (or rounded as ``numbers`` says; ±inf as ``Infinity``, as Python's json writes it), a
@@ -222,7 +226,8 @@ class JsonLinesWriter:
             return self._label_arrays(values)
         attribute, column = self.schema.attributes[position], values[:, position]
         if attribute.kind == NUMERIC:
-            return ["null" if text == "?" else text for text in format_numbers(column, self.numbers)]
+            # -0 as -0.0: JSON readers read the integer -0 as 0 (Python's json, pandas), its sign lost
+            return [_JSON_NUMBER.get(text, text) for text in format_numbers(column, self.numbers)]
         missing = np.isnan(column).tolist()
         if attribute.kind == STRING:
             texts = chunk.text.get(position, [None] * len(column))
