@@ -289,6 +289,17 @@ LABEL_OPTIONS = (
 )
 
 
+def refuse_label_options(stage, context) -> None:
+    """A FilterkitError where ``stage`` is given one of :data:`LABEL_OPTIONS` on data without labels (a class, or
+    none): they are multi-label data's, and had been ignored without a word (``bns --label foo`` on iris)."""
+    if context.labels:
+        return
+    given = next((o for o in stage.options if o in LABEL_OPTIONS and stage.params.get(o.name) != o.default), None)
+    if given is not None:
+        held = "a class" if context.class_index is not None else "neither a class nor labels"
+        raise FilterkitError(f"stage '{stage.name}': {given.flag} is for multi-label data; this data has {held}")
+
+
 def per_label_scores(
     per_label: list, metric: Metric, presence: bool, alpha: float | None = None, labels: np.ndarray | None = None
 ) -> list[np.ndarray]:

@@ -26,6 +26,7 @@ from filterkit.contract import (
 )
 from filterkit.errors import FilterkitError
 from filterkit.labels import LABELS_TAKE_THE_CLASS, NamedLabels, label_names, label_positions, refuse_class_choice
+from filterkit.metrics import refuse_label_options
 from filterkit.plugins import Registry
 from filterkit.progress import Progress, active
 from filterkit.schema import NOMINAL, Chunk, Schema, check_positive, rows_of_entries
@@ -156,6 +157,7 @@ class Chain:
         context = Context(next(named, None), self.positive, tuple(self.stages[:position]), labels)
         stage = self.stages[position]
         refuse_unaccepted_input(stage, schema, context)
+        refuse_label_options(stage, context)
         guarded(stage, "prepare", stage.prepare, schema, context)
 
     def planned_passes(self) -> int:

@@ -47,6 +47,8 @@ from filterkit.schema import DATE, NOMINAL, NUMERIC, RELATIONAL, STRING, Attribu
 from filterkit.statistics import ExactSums, ValueCounts
 
 KINDS = (NUMERIC, NOMINAL, STRING, DATE, RELATIONAL)
+#: The metrics whose joint scores are those of a Weka evaluator (InfoGainAttributeEval, ChiSquaredAttributeEval).
+WEKA_JOINT = ("ig", "chi")
 DEFAULT_TOP = 10
 
 
@@ -492,7 +494,8 @@ def _ranking_lines(ranking: dict | None) -> list[str]:
         return []
     classes = len(ranking["targets"])
     if ranking["combine"] == JOINT:
-        against = f"joint over {classes} classes (Weka's scores and Ranker order)"
+        weka = " (Weka's scores and Ranker order)" if ranking["metric"] in WEKA_JOINT else ""  # igm's is TF-IGM's
+        against = f"joint over {classes} classes{weka}"
     elif ranking["combine"]:
         against = f"{ranking['combine']} over one-vs-rest of {classes} classes"
     else:

@@ -113,7 +113,7 @@ class Discretizer(Stage):
             minimum=1,
         ),
         Option("equal_frequency", bool, False, "With --bins: bins of equal summed weight (Weka's -F)."),
-        Option("binary", bool, False, "One 0/1 attribute NAME_j per cut point, 1 above it (Weka's -D)."),
+        Option("binary", bool, False, "One two-label attribute NAME_j per cut point: below it, above it (Weka's -D)."),
         Option(
             "attributes",
             str,

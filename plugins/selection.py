@@ -138,6 +138,8 @@ class Selector(AttributeSubset):
             raise FilterkitError(f"option --fraction: {fraction} is not in (0, 1]")
         if self.params["C"] <= 0:  # Option.convert has refused NaN and infinities
             raise FilterkitError(f"option --C: {self.params['C']} is not a positive number")
+        if self.params["sample"] <= 0:
+            raise FilterkitError(f"option --sample: {self.params['sample']} is not in (0, 1]")
         metric = self.params["metric"]
         if metric == SVM and self.params["combine"] == JOINT:
             raise FilterkitError("select --metric svm: --combine joint is for ig and chi; use max, mean or min")
@@ -521,7 +523,7 @@ def selector_for(metrics: dict) -> type[Selector]:
     """The ``select`` stage class, knowing the registered metrics."""
     options = (
         Option("top", int, None, "Keep the K best-ranked features.", minimum=1),
-        Option("fraction", float, None, "Keep ⌈F·n⌉ of the n numeric features (at least 1)."),
+        Option("fraction", float, None, "Keep ⌈F·n⌉ of the n features ranked (at least 1), in (0, 1]."),
         Option("min_score", float, None, "Keep the features scoring at least X."),
         Option(
             "sparsity",
@@ -565,11 +567,10 @@ def selector_for(metrics: dict) -> type[Selector]:
             "sample",
             float,
             1.0,
-            "With --metric svm: the fraction of training rows the SVM is trained on.",
-            minimum=0.0,
+            "With --metric svm: the fraction of training rows the SVM is trained on, in (0, 1].",
             maximum=1.0,
         ),
-        Option("C", float, 1.0, "With --metric svm: the SVM's C.", minimum=0.0),
+        Option("C", float, 1.0, "With --metric svm: the SVM's C, > 0."),
         Option(
             "seed", int, 0, "With --metric svm: seed of the row sample and of liblinear.", minimum=0, maximum=2**32 - 1
         ),

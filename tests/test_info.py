@@ -578,3 +578,12 @@ def test_a_sparse_row_after_control_characters_is_counted_sparse(tmp_path, run_f
     )
     assert run_filterkit("info", path).stdout.decode().splitlines()[1] == "rows:        4 (sparse rows)"
     assert run_filterkit(path).stdout.endswith(b"@data\n{0 1}\n{1 3}\n{0 2}\n{0 4}\n")
+
+
+def test_a_joint_igm_ranking_is_not_said_to_be_weka_s(run_filterkit):
+    # the heading said "Weka's scores and Ranker order" of igm's joint scores, which no Weka evaluator gives
+    oh0 = Path(__file__).resolve().parents[1] / "arff_samples" / "oh0.wc.arff"
+    igm = run_filterkit("info", "--metric", "igm", "--top", "2", oh0).stdout.decode()
+    ig = run_filterkit("info", "--metric", "ig", "--top", "2", oh0).stdout.decode()
+    assert "by igm (best threshold), joint over 10 classes\n" in igm and "Weka" not in igm
+    assert "by ig (best threshold), joint over 10 classes (Weka's scores and Ranker order)\n" in ig

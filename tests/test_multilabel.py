@@ -431,3 +431,26 @@ def test_label_powerset_selection_is_the_same_bytes_for_every_chunk_size(run_fil
     ]
     outputs = {rows: run_filterkit("--chunk-rows", rows, REUTERS, *chain).stdout for rows in (1, 13, 100_000)}
     assert len(set(outputs.values())) == 1 and outputs[1].count(b"@attribute") == 22
+
+
+@pytest.mark.parametrize(
+    "stage",
+    [
+        ("bns", "--label", "foo"),
+        ("bns", "--normalize", "length"),
+        ("ig", "--label-powerset"),
+        ("shape", "--label", "foo"),
+        ("select", "--metric", "ig", "--top", "2", "--label", "foo"),
+    ],
+)
+def test_a_label_option_on_data_with_a_class_is_refused_not_ignored(run_filterkit, tmp_path, stage):
+    # the options are multi-label data's: on a class they were ignored, a bad label name too, status 0
+    out = tmp_path / "out.arff"
+    iris = Path(__file__).resolve().parents[1] / "arff_samples" / "iris.arff"
+    result = run_filterkit("--positive", "Iris-setosa", "-o", out, iris, *stage)
+    assert result.status == 1 and not out.exists() and "Traceback" not in result.stderr
+    flag = next(word for word in stage if word in ("--label", "--normalize", "--label-powerset"))
+    assert (
+        result.stderr
+        == f"filterkit: error: stage '{stage[0]}': {flag} is for multi-label data; this data has a class\n"
+    )

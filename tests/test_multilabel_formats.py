@@ -389,7 +389,7 @@ def test_json_lines_output_of_numbers_labels_and_missing_values(tmp_path, run_fi
     assert result.stdout.decode() == (
         '{"x":1.5,"c":"a b","s":"t","topics":["topic"]}\n'
         '{"x":null,"c":null,"s":null,"topics":[]}\n'
-        '{"x":-0,"c":"q\\"","s":"é","topics":["topic"]}\n'
+        '{"x":-0.0,"c":"q\\"","s":"é","topics":["topic"]}\n'
     )
 
 

@@ -47,10 +47,10 @@ With --metric, the numeric and nominal non-class attributes are ranked as
 select --metric ranks them (--numeric-only: the numeric ones, as the scorer
 stages score them): presence (value ≠ 0) with --presence, else the best
 threshold; a nominal attribute over its values. On two classes the positive
-class is --positive or the minority. On more classes without --positive, ig
-and chi score all classes at once (--combine joint: Weka 3.6's
-InfoGainAttributeEval / ChiSquaredAttributeEval scores, -B with --presence,
-ranked as Weka's Ranker orders them, ties included); other metrics, or
+class is --positive or the minority. On more classes without --positive, ig,
+igm and chi score all classes at once (--combine joint; ig and chi as Weka
+3.6's InfoGainAttributeEval / ChiSquaredAttributeEval score, -B with
+--presence, ranked as Weka's Ranker orders them, ties included); other metrics, or
 --combine max, take the maximum over one-vs-rest of every class, and the
 class column shows the class achieving it (the first label on a tie);
 --combine mean their mean. tp and fp are presence counts: rows of that class
