@@ -17,6 +17,7 @@ import numpy as np
 
 from filterkit.errors import ArffError, FilterkitError
 from filterkit.schema import NOMINAL, Attribute, Chunk, Schema
+from filterkit.stage import Option
 from filterkit.text import shown
 
 #: The first ``-C`` (or ``-c``) option in the relation name after its first colon, and its value: MEKA's ``-C k``
@@ -315,3 +316,37 @@ def label_summary_lines(labels: dict | None) -> list[str]:
         f"{labels['distinct_sets']} distinct label sets",
         *(f"  {e['label']:<{width}}  {e['rows']:>8}  {e['percent']:6.2f}%" for e in labels["frequency"]),
     ]
+
+
+#: How each label's scores are scaled before they are combined (Mulan's ``BinaryRelevanceAttributeEvaluator``).
+NORMALIZE_CHOICES = ("none", "length", "max")
+#: ``--label`` and ``--normalize``: a supervised stage's options on multi-label data (:mod:`filterkit.labels`).
+LABEL_OPTIONS = (
+    Option("label", str, None, "Multi-label data: learn from this label alone (its one-vs-rest task)."),
+    Option(
+        "normalize",
+        str,
+        "none",
+        "Multi-label data: divide each label's scores by their Euclidean length or their largest before "
+        "--combine (Mulan's binary relevance normalizations 'dl' and 'dm').",
+        choices=NORMALIZE_CHOICES,
+    ),
+    Option(
+        "label_powerset",
+        bool,
+        False,
+        "Multi-label data: each distinct set of labels a row carries is one class (the label powerset), scored "
+        "as a class of that many labels (--combine joint by default for ig, chi and igm).",
+    ),
+)
+
+
+def refuse_label_options(stage, context) -> None:
+    """A FilterkitError where ``stage`` is given one of :data:`LABEL_OPTIONS` on data without labels (a class, or
+    none): they are multi-label data's, and had been ignored without a word (``bns --label foo`` on iris)."""
+    if context.labels:
+        return
+    given = next((o for o in stage.options if o in LABEL_OPTIONS and stage.params.get(o.name) != o.default), None)
+    if given is not None:
+        held = "a class" if context.class_index is not None else "neither a class nor labels"
+        raise FilterkitError(f"stage '{stage.name}': {given.flag} is for multi-label data; this data has {held}")

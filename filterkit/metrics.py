@@ -104,8 +104,6 @@ def with_vocabulary(metric: Metric, counts: ClassCounts, target: int) -> Metric:
 
 JOINT = "joint"
 COMBINE_CHOICES = ("max", "mean", "min", JOINT)
-#: How each label's scores are scaled before they are combined (Mulan's ``BinaryRelevanceAttributeEvaluator``).
-NORMALIZE_CHOICES = ("none", "length", "max")
 #: The known-value rows below which Weka's evaluators do not spread missing values (``Utils.gr(sum, 0)``).
 _WEKA_SMALL = 1e-6
 
@@ -266,38 +264,6 @@ def combined(per_target: Iterable[np.ndarray], combine: str) -> np.ndarray:
             running(result, scores, out=result)
             n_targets += 1
     return result / n_targets if combine == "mean" else result
-
-
-#: ``--label`` and ``--normalize``: a supervised stage's options on multi-label data (:mod:`filterkit.labels`).
-LABEL_OPTIONS = (
-    Option("label", str, None, "Multi-label data: learn from this label alone (its one-vs-rest task)."),
-    Option(
-        "normalize",
-        str,
-        "none",
-        "Multi-label data: divide each label's scores by their Euclidean length or their largest before "
-        "--combine (Mulan's binary relevance normalizations 'dl' and 'dm').",
-        choices=NORMALIZE_CHOICES,
-    ),
-    Option(
-        "label_powerset",
-        bool,
-        False,
-        "Multi-label data: each distinct set of labels a row carries is one class (the label powerset), scored "
-        "as a class of that many labels (--combine joint by default for ig, chi and igm).",
-    ),
-)
-
-
-def refuse_label_options(stage, context) -> None:
-    """A FilterkitError where ``stage`` is given one of :data:`LABEL_OPTIONS` on data without labels (a class, or
-    none): they are multi-label data's, and had been ignored without a word (``bns --label foo`` on iris)."""
-    if context.labels:
-        return
-    given = next((o for o in stage.options if o in LABEL_OPTIONS and stage.params.get(o.name) != o.default), None)
-    if given is not None:
-        held = "a class" if context.class_index is not None else "neither a class nor labels"
-        raise FilterkitError(f"stage '{stage.name}': {given.flag} is for multi-label data; this data has {held}")
 
 
 def per_label_scores(

@@ -25,8 +25,14 @@ from filterkit.contract import (
     stage_origin,
 )
 from filterkit.errors import FilterkitError
-from filterkit.labels import LABELS_TAKE_THE_CLASS, NamedLabels, label_names, label_positions, refuse_class_choice
-from filterkit.metrics import refuse_label_options
+from filterkit.labels import (
+    LABELS_TAKE_THE_CLASS,
+    NamedLabels,
+    label_names,
+    label_positions,
+    refuse_class_choice,
+    refuse_label_options,
+)
 from filterkit.plugins import Registry
 from filterkit.progress import Progress, active
 from filterkit.schema import NOMINAL, Chunk, Schema, check_positive, rows_of_entries

@@ -12,9 +12,9 @@ import numpy as np
 
 from filterkit.class_counts_stage import ClassValueCountsStage
 from filterkit.export.steps import NotExportable, Scale, Unchanged
+from filterkit.labels import LABEL_OPTIONS
 from filterkit.metrics import (
     COMBINE_OPTION,
-    LABEL_OPTIONS,
     combine_option,
     feature_scores,
     label_scores,

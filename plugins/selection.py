@@ -18,11 +18,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from filterkit.exact import fraction_count
-from filterkit.labels import chosen_labels
+from filterkit.labels import LABEL_OPTIONS, chosen_labels
 from filterkit.metrics import (
     COMBINE_OPTION,
     JOINT,
-    LABEL_OPTIONS,
     class_scores,
     combined,
     feature_scores,
@@ -133,13 +132,7 @@ class Selector(AttributeSubset):
             found = f" (found {', '.join('--' + r.replace('_', '-') for r in given)})" if given else ""
             raise FilterkitError(f"stage 'select' needs exactly one of {flags}{found}")
         self.rule = given[0]
-        fraction = self.params["fraction"]
-        if fraction is not None and not 0 < fraction <= 1:
-            raise FilterkitError(f"option --fraction: {fraction} is not in (0, 1]")
-        if self.params["C"] <= 0:  # Option.convert has refused NaN and infinities
-            raise FilterkitError(f"option --C: {self.params['C']} is not a positive number")
-        if self.params["sample"] <= 0:
-            raise FilterkitError(f"option --sample: {self.params['sample']} is not in (0, 1]")
+        self._check_bounds()
         metric = self.params["metric"]
         if metric == SVM and self.params["combine"] == JOINT:
             raise FilterkitError("select --metric svm: --combine joint is for ig and chi; use max, mean or min")
@@ -151,6 +144,16 @@ class Selector(AttributeSubset):
                 raise FilterkitError(f"select {turns} needs --metric NAME (a registered metric, not svm)")
             if self.params["combine"] == JOINT:
                 raise FilterkitError("select --per-class ranks each class against the rest: not with --combine joint")
+
+    def _check_bounds(self) -> None:
+        """Refuse the values the options' declared bounds cannot: 0 for ``--fraction``, ``--C`` and ``--sample``."""
+        fraction = self.params["fraction"]
+        if fraction is not None and not 0 < fraction <= 1:
+            raise FilterkitError(f"option --fraction: {fraction} is not in (0, 1]")
+        if self.params["C"] <= 0:  # Option.convert has refused NaN and infinities
+            raise FilterkitError(f"option --C: {self.params['C']} is not a positive number")
+        if self.params["sample"] <= 0:
+            raise FilterkitError(f"option --sample: {self.params['sample']} is not in (0, 1]")
 
     def needs_row_positions(self) -> bool:
         """With ``--metric svm``: the SVM's training sample draws one seeded number per row,

@@ -45,8 +45,9 @@ import numpy as np
 from filterkit.class_counts_stage import ClassValueCountsStage
 from filterkit.export.steps import NotExportable, Shape
 from filterkit.kernels import ARRAYS, shape_stored, use_compiled
+from filterkit.labels import LABEL_OPTIONS
 from filterkit.limits import VARIABLES, Limits
-from filterkit.metrics import LABEL_OPTIONS, positive_code
+from filterkit.metrics import positive_code
 from filterkit.plugin import (
     NOMINAL,
     NUMERIC,
