@@ -167,6 +167,9 @@ def run(argv: list[str], plugins_dir: str | None = None) -> int:
     except MemoryError:
         _say_error("out of memory (MemoryError): the command needed more than it was given")
         return 1
+    except ImportError as error:  # a module imported late that cannot load: under a memory limit, its library
+        _say_error(f"cannot load {error.name or 'a module'}: {error}")
+        return 1
     except KeyboardInterrupt:
         _say_error("interrupted")
         return 130

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import BinaryIO
 
 from filterkit.errors import FilterkitError
+from filterkit.ownership import stopping_signals_recorded
 
 try:
     import fcntl
@@ -65,6 +66,11 @@ def checked_output(path: str | os.PathLike) -> OutputFile:
         status = None
     except OSError as error:
         raise FilterkitError(f"cannot write {path}: {error.strerror or error}") from None
+    if status is None:  # /dev/stdout on a pipe: realpath names a "pipe:[N]" of /proc/PID/fd, which opening it reaches
+        with contextlib.suppress(OSError):
+            through = os.stat(path)
+            if not stat.S_ISREG(through.st_mode) and not stat.S_ISDIR(through.st_mode):
+                target, status = os.path.abspath(path), through
     folder = os.path.dirname(target)
     if status is None:
         if not os.path.isdir(folder):
@@ -118,24 +124,21 @@ class StagedOutput:
             self.stream = gzip.GzipFile(filename="", mode="wb", fileobj=self.file, compresslevel=GZIP_LEVEL, mtime=0)
 
     def complete(self) -> None:
-        """End the compressed stream (its trailer), if any, and flush the file: a full disk fails here, before the
-        output is published."""
+        """End the compressed stream (its trailer), if any, then flush the file and sync it to disk: a full disk
+        fails here, before the output (or a model saved with it) is published."""
         if self.stream is not self.file:
             self.stream.close()
         self.file.flush()
+        with contextlib.suppress(OSError) if self.temporary is None else contextlib.nullcontext():
+            os.fsync(self.file.fileno())  # a pipe or terminal (written directly) cannot be synced
 
     def publish(self) -> None:
-        """Flush the output to disk and put it in place (rename, or copy into the file)."""
+        """Complete the output (:meth:`complete`) and put it in place (rename, or copy into the file)."""
         self.complete()
-        if self.temporary is None:
-            with contextlib.suppress(OSError):  # a pipe or terminal cannot be synced
-                os.fsync(self.file.fileno())
-            self.file.close()
-            return
-        os.fsync(self.file.fileno())
         self.file.close()
-        publish_file(self.output, self.temporary)
-        self.temporary = None
+        if self.temporary is not None:
+            publish_file(self.output, self.temporary)
+            self.temporary = None
 
     def discard(self) -> None:
         """Close the stream and remove the temporary file, if still there (a compressed stream ended first, so that
@@ -207,8 +210,9 @@ def publish_file(output: OutputFile, temporary: str) -> None:
             return
         # In place, under an exclusive lock taken before writing: two runs copying into one
         # hard-linked file take turns, so the last complete run's bytes are the file's, whole.
+        # A stopping signal waits for the copy's end: met in its middle, it had left old bytes after new ones.
         handle = os.open(output.target, os.O_WRONLY | os.O_NOCTTY)
-        with open(handle, "wb") as into, open(temporary, "rb") as complete:
+        with stopping_signals_recorded() as stopped, open(handle, "wb") as into, open(temporary, "rb") as complete:
             if fcntl is not None:
                 fcntl.flock(into.fileno(), fcntl.LOCK_EX)
             _reserve(into.fileno(), os.fstat(complete.fileno()).st_size)
@@ -216,6 +220,8 @@ def publish_file(output: OutputFile, temporary: str) -> None:
             into.truncate()
             into.flush()
             os.fsync(into.fileno())
+        if stopped:
+            stopped[0]()
     finally:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(temporary)

@@ -26,6 +26,7 @@ from filterkit.errors import FilterkitError, folder_given
 from filterkit.formats import ARFF, FormatOptions, format_of, registered, relation_of, row_writer
 from filterkit.labels import meka_label_count, meka_layout, taken_columns, with_meka_label_count
 from filterkit.outputs import OutputFile, staged_output
+from filterkit.ownership import stopping_signals_recorded
 from filterkit.progress import Progress
 from filterkit.runner import Chain
 from filterkit.schema import Schema
@@ -329,9 +330,13 @@ def output_stream(output: OutputFile | None, before_publish: Callable[[], None] 
         return
     with staged_output(output) as stage:
         yield stage.stream
-        if before_publish is not None:
-            before_publish()
-        stage.publish()
+        stage.complete()  # its last bytes on disk: a full disk fails before the model is saved
+        with stopping_signals_recorded() as stopped:  # a signal between the two had left the model without its output
+            if before_publish is not None:
+                before_publish()
+            stage.publish()
+        if stopped:
+            stopped[0]()
 
 
 def check_new_rows(chain: Chain, source, name: str) -> None:

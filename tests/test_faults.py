@@ -488,3 +488,69 @@ def test_a_signal_once_the_run_is_over_leaves_its_exit_status(tmp_path):
     )
     finished = subprocess.run([sys.executable, "-c", script], capture_output=True, timeout=60, cwd=tmp_path)
     assert (finished.returncode, finished.stderr) == (0, b"")
+
+
+def test_an_output_that_fails_at_its_end_leaves_the_model_saved_with_it_as_it_was(tmp_path, monkeypatch):
+    """The model was saved before the output's last bytes and sync, where a full disk shows: a run that failed
+    there (exit 1, the output not written) had replaced the model file."""
+    from filterkit import outputs
+
+    model, out = tmp_path / "m.json", tmp_path / "out.arff"
+    model.write_text("PREVIOUS MODEL")
+    complete = outputs.StagedOutput.complete
+
+    def full_at_the_end(stage):
+        if stage.output.path == str(out):
+            raise OSError(28, "No space left on device")
+        complete(stage)
+
+    monkeypatch.setattr(outputs.StagedOutput, "complete", full_at_the_end)
+    result = run_filterkit("-q", "--save-model", model, "-o", out, REAL / "iris.arff", "minmax")
+    assert result.status == 1 and "cannot write" in result.stderr and "No space left on device" in result.stderr
+    assert model.read_text() == "PREVIOUS MODEL" and not out.exists()
+
+
+def test_a_stopping_signal_during_the_copy_into_a_hard_linked_output_waits_for_its_end(tmp_path, monkeypatch):
+    """A hard-linked output is written in place: a Ctrl-C in the middle of the copy left the new bytes' start
+    over the old ones' rest, in both names; the copy ends first now, then the run stops (exit 130)."""
+    import shutil
+    import signal
+
+    output, link = tmp_path / "out.arff", tmp_path / "link.arff"
+    output.write_bytes(b"OLD " * 100_000)
+    os.link(output, link)
+
+    copy = shutil.copyfileobj
+
+    def interrupted_copy(source, target, length=0):
+        target.write(source.read(100))
+        os.kill(os.getpid(), signal.SIGINT)
+        copy(source, target)
+
+    monkeypatch.setattr(shutil, "copyfileobj", interrupted_copy)
+    result = run_filterkit("-q", "-o", output, REAL / "iris.arff", "l2")
+    assert result.status == 130 and "interrupted" in result.stderr
+    assert link.read_bytes() == run_filterkit("-q", REAL / "iris.arff", "l2").stdout
+
+
+@pytest.mark.skipif(FILTERKIT is None, reason="the filterkit console script is not installed")
+def test_dev_stdout_as_the_output_writes_to_a_pipe(tmp_path):
+    """realpath turned /dev/stdout on a pipe into /proc/PID/fd/pipe:[N], which no folder holds: refused."""
+    result = subprocess.run([FILTERKIT, "-q", "-o", "/dev/stdout", REAL / "iris.arff", "l2"], capture_output=True)
+    assert result.returncode == 0 and result.stderr == b""
+    assert result.stdout == run_filterkit("-q", REAL / "iris.arff", "l2").stdout
+
+
+def test_a_module_that_cannot_load_is_one_error_line(monkeypatch):
+    """Under ulimit -v a module imported late (scipy's, by evaluate) failed to map its library: a traceback."""
+    from filterkit import runner
+
+    def unloadable(*arguments, **options):
+        raise ImportError("libfoo.so: failed to map segment from shared object", name="scipy.optimize._minpack")
+
+    monkeypatch.setattr(runner.Chain, "fit", unloadable)
+    result = run_filterkit("-q", REAL / "iris.arff", "minmax")
+    assert result.status == 1 and result.stdout == b""
+    assert result.stderr == (
+        "filterkit: error: cannot load scipy.optimize._minpack: libfoo.so: failed to map segment from shared object\n"
+    )
