@@ -229,6 +229,7 @@ class Discretizer(Stage):
         most_labels = 2 if binary else int(self.cut_counts.max(initial=0)) + 1
         self.offsets = output_offsets(self, width, most_labels, self._fewer_cuts())
         groups = [[attribute] for attribute in self.input_schema.attributes]
+        written = 0  # the labels' bytes so far: refused as they pass the header bound, not once all are made
         for position, cuts in zip(self.features.tolist(), np.split(self.cut_points, self.cut_starts[1:])):
             name = groups[position][0].name
             if binary and len(cuts):
@@ -237,6 +238,8 @@ class Discretizer(Stage):
                 ]
             else:
                 groups[position] = [Attribute(name, NOMINAL, range_labels(cuts, name))]
+            written += sum(len(label) + 1 for attribute in groups[position] for label in attribute.labels)
+            refuse_unreadable_output(self.name, 0, 0, written, self._fewer_cuts())
         self.discretized_schema = unique_schema(self, groups, "attribute")
         # one sorted key per cut point, (feature, cut) as a complex number, so one
         # searchsorted counts the cut points below every value

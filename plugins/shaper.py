@@ -214,21 +214,25 @@ class Shaper(ClassValueCountsStage, ValueMapped):
         else:
             self.training_counts = statistics
             has_rows = statistics.class_totals > 0
-            if self.every_class:
+            if self.one_vs_rest:
                 targets = list(range(len(self.class_attribute.labels)))
+            elif self.every_class:  # --multiclass max: toward the labels that have rows, not every declared one
+                targets = np.flatnonzero(has_rows).tolist() or list(range(len(self.class_attribute.labels)))
             else:
                 targets = [positive_code(self.class_attribute, statistics.class_totals, self.context.positive)]
             histogram = statistics.histogram(include_zero=True)
             fits = [fit_toward(target, histogram, statistics, self.nominal, *options) for target in targets]
         n_features = len(self.features)
-        # the code of each fit's columns in column_class: its position among the targets, or the positive class's
-        codes = list(range(len(fits))) if self.every_class else [fits[0].target]
+        # the code of each fit's columns in column_class: a copy's or a label's position, else the class label the
+        # fit shapes toward
+        one_each = self.one_vs_rest or isinstance(statistics, LabelStatistics)
+        codes = list(range(len(fits))) if one_each else [fit.target for fit in fits]
         if self.one_vs_rest:
             self.column_class = np.tile(np.arange(self.copies), n_features)
         elif len(fits) > 1:
             # each feature's class of largest information among those with training rows (the first on a tie)
-            information = np.where(has_rows[:, None], [fit.information for fit in fits], -np.inf)
-            self.column_class = np.argmax(information, axis=0).astype(np.int64)
+            information = np.where(has_rows[codes][:, None], [fit.information for fit in fits], -np.inf)
+            self.column_class = np.asarray(codes, dtype=np.int64)[np.argmax(information, axis=0)]
         else:
             self.column_class = np.full(n_features, codes[0], dtype=np.int64)
         n_columns = len(self.column_class)

@@ -352,3 +352,16 @@ def test_more_classes_than_3_to_the_k_holds_refuse_every_cut_as_weka_does():
     class_counts = np.zeros((1_400, 700))
     class_counts[np.arange(1_400), np.arange(1_400) // 2] = 1.0
     assert discretization.mdl_cut_points(values, class_counts, better_encoding=True).tolist() == []
+
+
+def test_equal_width_bins_past_the_header_bound_are_refused_as_their_labels_are_made(run_filterkit, monkeypatch):
+    # without --binary the check counted labels in one attribute, not the header's bytes: 20 attributes and
+    # --bins 999999 ran a minute to an out-of-memory error; here, 4 of iris's attributes past a small bound were
+    # written (exit 0) as a header filterkit then refuses to read
+    monkeypatch.setenv("FILTERKIT_MAX_HEADER_BYTES", "20000")
+    result = run_filterkit(REAL / "iris.arff", "discretize", "--bins", "1000")
+    assert result.status == 1 and result.stdout == b""
+    assert "stage 'discretize' would write" in result.stderr and "bytes of header at least, more than the 20,000" in (
+        result.stderr
+    )
+    assert result.stderr.endswith("make fewer bins with --bins N\n")

@@ -359,3 +359,23 @@ def test_one_vs_rest_copies_beyond_the_attribute_limit_are_refused_before_any_wo
     assert run_filterkit("-o", out, REAL / "iris.arff", "shape", "--multiclass", "max").status == 0
     monkeypatch.setenv("FILTERKIT_MAX_ATTRIBUTES", "13")
     assert run_filterkit("-o", out, REAL / "iris.arff", "shape").status == 0
+
+
+def test_most_informative_fits_toward_the_labels_that_have_rows_only(tmp_path, run_filterkit, monkeypatch):
+    """A class declaring 2,000 labels, three of them on rows: --multiclass max fitted toward every declared label
+    (a fit costs the features: 200,000 labels × 200 features took 4 GB), and wrote what fitting the three gives."""
+    import filterkit_plugins.shaper as shaper
+
+    calls = []
+    fit_toward = shaper.fit_toward
+    monkeypatch.setattr(shaper, "fit_toward", lambda target, *rest: calls.append(target) or fit_toward(target, *rest))
+    labels = [f"l{k}" for k in range(2000)]
+    rows = "".join(f"{k % 4},{k % 3},{(k * 7) % 5},{labels[(k % 3) * 900]}\n" for k in range(60))
+    header = "@relation m\n@attribute a numeric\n@attribute b numeric\n@attribute c numeric\n"
+    wide, narrow = tmp_path / "wide.arff", tmp_path / "narrow.arff"
+    wide.write_text(header + "@attribute class {" + ",".join(labels) + "}\n@data\n" + rows)
+    narrow.write_text(header + "@attribute class {l0,l900,l1800}\n@data\n" + rows)
+    shaped = run_filterkit("-q", wide, "shape", "--multiclass", "max")
+    assert shaped.status == 0 and sorted(calls) == [0, 900, 1800]
+    alone = run_filterkit("-q", narrow, "shape", "--multiclass", "max")
+    assert shaped.stdout.split(b"@data")[1] == alone.stdout.split(b"@data")[1]
