@@ -348,5 +348,6 @@ def refuse_label_options(stage, context) -> None:
         return
     given = next((o for o in stage.options if o in LABEL_OPTIONS and stage.params.get(o.name) != o.default), None)
     if given is not None:
-        held = "a class" if context.class_index is not None else "neither a class nor labels"
-        raise FilterkitError(f"stage '{stage.name}': {given.flag} is for multi-label data; this data has {held}")
+        held = "data with a class" if context.class_index is not None else "data with neither a class nor labels"
+        # the flag before a comma: scikit-learn's adapters spell "--label word" as "label=word"
+        raise FilterkitError(f"stage '{stage.name}': {given.flag}, an option of multi-label data, is given on {held}")

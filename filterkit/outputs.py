@@ -110,6 +110,8 @@ class StagedOutput:
     def __init__(self, output: OutputFile):
         self.output = output
         self.temporary: str | None = None
+        #: An output written in place, opened and locked (:meth:`claim`).
+        self.claimed: BinaryIO | None = None
         if output.how == "stream":
             self.file = open(output.target, "wb")
         else:
@@ -132,12 +134,18 @@ class StagedOutput:
         with contextlib.suppress(OSError) if self.temporary is None else contextlib.nullcontext():
             os.fsync(self.file.fileno())  # a pipe or terminal (written directly) cannot be synced
 
+    def claim(self) -> None:
+        """For an output written in place (``"copy"``): open it and take its lock now, a wait that a stopping signal
+        still stops, before a caller holds the signals over publishing it with a model."""
+        if self.output.how == "copy" and self.claimed is None:
+            self.claimed = _locked(self.output.target)
+
     def publish(self) -> None:
         """Complete the output (:meth:`complete`) and put it in place (rename, or copy into the file)."""
         self.complete()
         self.file.close()
         if self.temporary is not None:
-            publish_file(self.output, self.temporary)
+            publish_file(self.output, self.temporary, self.claimed)
             self.temporary = None
 
     def discard(self) -> None:
@@ -147,6 +155,9 @@ class StagedOutput:
             self.stream.close()
         with contextlib.suppress(OSError):
             self.file.close()
+        if self.claimed is not None:
+            with contextlib.suppress(OSError):
+                self.claimed.close()
         if self.temporary is not None:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(self.temporary)
@@ -179,8 +190,9 @@ def _is_temporary_of(filename, output: OutputFile) -> bool:
     return name.startswith(f".{os.path.basename(output.target)}.") and name.endswith(".tmp")
 
 
-def publish_file(output: OutputFile, temporary: str) -> None:
-    """Put the complete file ``temporary`` in place of ``output`` (see :class:`OutputFile`), consuming it."""
+def publish_file(output: OutputFile, temporary: str, claimed: BinaryIO | None = None) -> None:
+    """Put the complete file ``temporary`` in place of ``output`` (see :class:`OutputFile`), consuming it; an
+    output written in place into ``claimed`` where given (:meth:`StagedOutput.claim`), which it closes."""
     import shutil  # as tempfile in OutputFile.staging_folder
     import tempfile
 
@@ -208,23 +220,35 @@ def publish_file(output: OutputFile, temporary: str) -> None:
                     os.unlink(beside)
                 raise
             return
-        # In place, under an exclusive lock taken before writing: two runs copying into one
-        # hard-linked file take turns, so the last complete run's bytes are the file's, whole.
-        # A stopping signal waits for the copy's end: met in its middle, it had left old bytes after new ones.
-        handle = os.open(output.target, os.O_WRONLY | os.O_NOCTTY)
-        with stopping_signals_recorded() as stopped, open(handle, "wb") as into, open(temporary, "rb") as complete:
-            if fcntl is not None:
-                fcntl.flock(into.fileno(), fcntl.LOCK_EX)
-            _reserve(into.fileno(), os.fstat(complete.fileno()).st_size)
-            shutil.copyfileobj(complete, into)
-            into.truncate()
-            into.flush()
-            os.fsync(into.fileno())
+        # In place, under an exclusive lock taken before writing (a stopping signal stops its wait): two runs
+        # copying into one hard-linked file take turns, so the last complete run's bytes are the file's, whole.
+        with claimed or _locked(output.target) as into, open(temporary, "rb") as complete:
+            # a stopping signal waits for the copy's end: met in its middle, it had left old bytes after new ones
+            with stopping_signals_recorded() as stopped:
+                _reserve(into.fileno(), os.fstat(complete.fileno()).st_size)
+                shutil.copyfileobj(complete, into)
+                into.truncate()
+                into.flush()
+                os.fsync(into.fileno())
         if stopped:
             stopped[0]()
     finally:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(temporary)
+
+
+def _locked(target: str) -> BinaryIO:
+    """``target`` opened to be written over in place, under an exclusive lock; opened to read too where allowed:
+    glibc's posix_fallocate, where the file system has no fallocate, reads the file."""
+    readable = os.O_RDWR if os.access(target, os.R_OK) else os.O_WRONLY
+    into = open(os.open(target, readable | os.O_NOCTTY), "wb")
+    if fcntl is not None:
+        try:
+            fcntl.flock(into.fileno(), fcntl.LOCK_EX)
+        except BaseException:
+            into.close()
+            raise
+    return into
 
 
 def _reserve(handle: int, size: int) -> None:
@@ -238,8 +262,8 @@ def _reserve(handle: int, size: int) -> None:
     try:
         os.posix_fallocate(handle, 0, size)
     except OSError as error:
-        if error.errno in (errno.EOPNOTSUPP, errno.EINVAL, errno.ENODEV, errno.ESPIPE):
-            return
+        if error.errno in (errno.EOPNOTSUPP, errno.EINVAL, errno.ENODEV, errno.ESPIPE, errno.EBADF):
+            return  # EBADF: glibc's emulation reading a file opened to write only
         os.ftruncate(handle, before)  # a reservation past the old end, made in part: the old length again
         raise
 

@@ -43,7 +43,8 @@ def stopping_signals_recorded() -> Iterator[list]:
         yield held
     finally:
         for signum, handler in handlers.items():
-            signal.signal(signum, handler)
+            if callable(handler):  # only those replaced: one installed outside Python reads back as SIG_DFL
+                signal.signal(signum, handler)
 
 
 def claim_process() -> None:

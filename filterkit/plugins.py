@@ -751,15 +751,17 @@ def _check(thing, kind: str) -> str | None:
 STREAMING_READER = "filterkit.formats.arff:ArffFormat"
 
 
-#: The names and long flags (``-`` as ``_``) of the commands' own options, which a format's options may not take: a
-#: format's options are every command's, so the command line would read one as the other (a format's option
-#: ``output`` took ``-o``'s value).  tests/test_plugin_misuse.py checks it against the commands.
+#: The names and long flags (``-`` as ``_``) of the commands' own options and the built-in classifiers', which a
+#: format's options may not take: a format's options are every command's, so the command line would read one as
+#: the other (a format's option ``output`` took ``-o``'s value).  tests/test_plugin_misuse.py checks it.
 COMMAND_OPTION_NAMES = frozenset(
-    """as_json c c_path chain_per_label chunk_rows class class_spec classifier combine compare dense digits each_class
-    engine float32 folds from help input_format jobs json label_issues label_issues_path labels labels_file metric
-    metric_name min_positives model_path multiclass numeric_only onnx onnx_path output output_dir output_format
-    partitions per_task plot plugins_dir positive predictions predictions_path presence progress quiet repeats report
-    report_path save_model scheduler search seed sparse stats sweep test test_path threshold to top train_fraction
+    """aisvm_alpha_n aisvm_k_max aisvm_reading aisvm_rho_max as_json c c_path chain_per_label chunk_rows class
+    class_spec classifier combine compare dense digits each_class engine float32 folds from help input_format jobs
+    json label_issues label_issues_path labels labels_file metric metric_name min_positives model_path multiclass
+    numeric_only onnx onnx_path output output_dir output_format partitions per_task plot plugins_dir positive
+    predictions predictions_path presence progress quiet repeats report report_path save_model scheduler search seed
+    sparse stats svm_c_by svm_c_search svm_c_values svm_class_weight svm_costs svm_decision svm_fbr_floor
+    svm_inner_folds svm_intercept svm_loss svm_threshold sweep test test_path threshold to top train_fraction
     updatable verbose version workers""".split()
 )
 

@@ -129,6 +129,8 @@ class Chain:
         for position, (name, params, _) in enumerate(entries, 1):
             try:
                 made.append(registry.make_stage(name, params, saved=True))
+            except PluginCrash:  # its plugin's failure, not the model's
+                raise
             except FilterkitError as error:
                 raise FilterkitError(f"stage {position} '{name}': {error}") from None
         chain = cls(made, class_spec=None, positive=positive, labels=None if labels is None else NamedLabels(labels))
@@ -137,7 +139,7 @@ class Chain:
         schema = input_schema
         for position, (stage, (_, _, state)) in enumerate(zip(made, entries)):
             try:
-                chain.prepare_stage(position, schema)
+                chain.prepare_stage(position, schema, saved=state is not None)
                 if state is None:
                     return chain
                 stage.load_state(state)
@@ -156,14 +158,16 @@ class Chain:
             return chain
         raise PluginCrash(f"{stage_origin(stage)} failed while loading its saved state: {crash}")
 
-    def prepare_stage(self, position: int, schema: Schema) -> None:
-        """Show stage ``position`` its input schema and context."""
+    def prepare_stage(self, position: int, schema: Schema, saved: bool = False) -> None:
+        """Show stage ``position`` its input schema and context; ``saved``: a model's stage, whose options were
+        taken when it was fitted (a model saved before label options were refused on a class still loads)."""
         named = (i for i, attribute in enumerate(schema.attributes) if attribute.name == self.class_name)
         labels = label_positions(schema, self.label_names)
         context = Context(next(named, None), self.positive, tuple(self.stages[:position]), labels)
         stage = self.stages[position]
         refuse_unaccepted_input(stage, schema, context)
-        refuse_label_options(stage, context)
+        if not saved:
+            refuse_label_options(stage, context)
         guarded(stage, "prepare", stage.prepare, schema, context)
 
     def planned_passes(self) -> int:

@@ -331,6 +331,7 @@ def output_stream(output: OutputFile | None, before_publish: Callable[[], None] 
     with staged_output(output) as stage:
         yield stage.stream
         stage.complete()  # its last bytes on disk: a full disk fails before the model is saved
+        stage.claim()  # a file written in place: its lock waited for while a stopping signal still stops the run
         with stopping_signals_recorded() as stopped:  # a signal between the two had left the model without its output
             if before_publish is not None:
                 before_publish()

@@ -152,7 +152,7 @@ class Selector(AttributeSubset):
             raise FilterkitError(f"option --fraction: {fraction} is not in (0, 1]")
         if self.params["C"] <= 0:  # Option.convert has refused NaN and infinities
             raise FilterkitError(f"option --C: {self.params['C']} is not a positive number")
-        if self.params["sample"] <= 0:
+        if self.params["sample"] <= 0 and self.params["metric"] == SVM:  # read by svm alone (else a warning)
             raise FilterkitError(f"option --sample: {self.params['sample']} is not in (0, 1]")
 
     def needs_row_positions(self) -> bool:

@@ -399,7 +399,7 @@ class WordVector(KeptPass, Updatable, Explainable):
                 wrong = None if isinstance(stem, str) else f"returned {type(stem).__name__} for {word!r}, not a string"
             except Exception as error:  # the stemmer's plugin's fault, not this stage's
                 wrong = f"failed on {word!r}: {type(error).__name__}: {error} (filterkit plugins lists its plugin)"
-            if wrong is not None:
+            if wrong is not None or not isinstance(stem, str):  # (the second: for the type checker)
                 raise FilterkitError(f"stage 'words': stemmer '{self.params['stemmer']}' {wrong}")
             if len(self.stems) >= self.most_words:  # a cache, not a second vocabulary: applying grows it
                 self.stems.clear()

@@ -554,3 +554,42 @@ def test_a_module_that_cannot_load_is_one_error_line(monkeypatch):
     assert result.stderr == (
         "filterkit: error: cannot load scipy.optimize._minpack: libfoo.so: failed to map segment from shared object\n"
     )
+
+
+@pytest.mark.skipif(FILTERKIT is None, reason="the filterkit console script is not installed")
+def test_a_run_waiting_for_a_hard_linked_output_s_lock_stops_at_a_signal_and_writes_nothing(tmp_path):
+    """Signals were held from before the lock's wait: a Ctrl-C only took effect once the lock was free, and after
+    the file had been written over."""
+    import fcntl
+    import signal
+    import time
+
+    output, link = tmp_path / "out.arff", tmp_path / "link.arff"
+    output.write_text("OLD\n")
+    os.link(output, link)
+    with open(output, "rb") as held:
+        fcntl.flock(held.fileno(), fcntl.LOCK_EX)
+        process = subprocess.Popen(
+            [FILTERKIT, "-q", "-o", output, REAL / "iris.arff", "l2"], stderr=subprocess.PIPE, start_new_session=True
+        )
+        time.sleep(3)  # the run is waiting for the lock by now
+        process.send_signal(signal.SIGINT)
+        _, stderr = process.communicate(timeout=20)  # before the lock is given up
+        assert process.returncode == 130 and b"interrupted" in stderr
+    assert link.read_text() == "OLD\n"
+
+
+def test_a_file_system_without_fallocate_still_takes_a_hard_linked_output(tmp_path, monkeypatch):
+    """glibc's posix_fallocate, where the file system has none, reads the file: on one opened to write only it
+    fails with EBADF, which had made the output fail; the reservation is passed over there, as where unsupported."""
+    import errno
+
+    def unsupported(handle, offset, length):
+        raise OSError(errno.EBADF, "Bad file descriptor")
+
+    monkeypatch.setattr(os, "posix_fallocate", unsupported)
+    output, link = tmp_path / "out.arff", tmp_path / "link.arff"
+    output.write_text("OLD " * 10_000)
+    os.link(output, link)
+    assert run_filterkit("-q", "-o", output, REAL / "iris.arff", "l2").status == 0
+    assert link.read_bytes() == run_filterkit("-q", REAL / "iris.arff", "l2").stdout

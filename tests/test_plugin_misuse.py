@@ -290,7 +290,8 @@ def test_a_format_option_named_as_a_command_s_option_is_refused_at_registration(
 
 
 def test_the_names_format_options_may_not_take_are_the_commands_own():
-    """COMMAND_OPTION_NAMES, written out, is every option name and long flag of the chain and the commands."""
+    """COMMAND_OPTION_NAMES, written out, is every option name and long flag of the chain and the commands, the
+    built-in classifiers' (--svm-c-values …) among them."""
     import importlib
 
     import click
@@ -308,10 +309,10 @@ def test_the_names_format_options_may_not_take_are_the_commands_own():
     found = set()
     for command in commands:
         for param in command.get_params(click.Context(command, parent=root, info_name=command.name)):
-            if not isinstance(param, click.Option) or param.name in format_options() or "__" in str(param.name):
-                continue  # a format's option, or a classifier's (--NAME-OPTION)
+            if not isinstance(param, click.Option) or param.name in format_options():
+                continue  # a format's option
             spelled = [flag[2:].replace("-", "_") for flag in [*param.opts, *param.secondary_opts] if flag[:2] == "--"]
-            found.update([str(param.name), *spelled])
+            found.update(spelled if "__" in str(param.name) else [str(param.name), *spelled])  # a classifier's flags
     found.discard("_click_default_help")
     assert found == COMMAND_OPTION_NAMES, (sorted(found - COMMAND_OPTION_NAMES), sorted(COMMAND_OPTION_NAMES - found))
 
@@ -413,3 +414,47 @@ def test_a_trained_model_s_class_position_out_of_range_breaks_the_contract(tmp_p
     assert "broke the classifier contract: predict_class returned a value that is not a class position 0 … 2" in (
         result.stderr
     )
+
+
+def test_holding_stopping_signals_leaves_a_handler_python_did_not_install_as_it_was():
+    """The block put SIG_DFL back on every stopping signal, where a handler installed from C (an embedding host)
+    reads as SIG_DFL in Python: a library call writing an output took the host's SIGHUP handler away."""
+    import ctypes
+    import signal
+
+    from filterkit.ownership import stopping_signals_recorded
+
+    libc = ctypes.CDLL(None)
+    libc.signal.restype = ctypes.c_void_p
+    libc.signal.argtypes = (ctypes.c_int, ctypes.c_void_p)
+    ignore = 1  # SIG_IGN, set behind Python's back: getsignal still says SIG_DFL
+    before = signal.getsignal(signal.SIGHUP)
+    libc.signal(signal.SIGHUP, ignore)
+    try:
+        with stopping_signals_recorded():
+            pass
+        assert libc.signal(signal.SIGHUP, ignore) == ignore  # the previous disposition: still the host's
+    finally:
+        signal.signal(signal.SIGHUP, before)
+
+
+def test_a_model_s_stage_failing_as_it_is_made_is_its_plugin_s_error_not_the_model_s(tmp_path, monkeypatch):
+    # apply and predict said "not a filterkit model (… failed while being made …)", blaming the file
+    folder = tmp_path / "plugins"
+    folder.mkdir()
+    (folder / "moody.py").write_text(
+        "import os\nfrom filterkit.plugin import Stage, hookimpl\n\n"
+        'class Moody(Stage):\n    """Fails as it is made when MOODY is set."""\n    name = "moody"\n\n'
+        "    def __init__(self, **params):\n        if os.environ.get('MOODY'):\n"
+        "            raise RuntimeError('not today')\n        super().__init__(**params)\n\n"
+        "    def transform(self, chunk):\n        return chunk\n\n"
+        "@hookimpl\ndef register_stages(register):\n    register(Moody)\n"
+    )
+    model = tmp_path / "m.json"
+    saved = run_filterkit("-q", "--save-model", model, "-o", tmp_path / "o.arff", IRIS, "moody", plugins_dir=folder)
+    assert saved.status == 0, saved.stderr
+    monkeypatch.setenv("MOODY", "1")
+    result = run_filterkit("apply", model, IRIS, plugins_dir=folder)
+    assert result.status == 1 and result.stdout == b"" and "not a filterkit model" not in result.stderr
+    assert "stage 'moody' (plugin 'moody (" in result.stderr
+    assert "failed while being made: RuntimeError: not today" in result.stderr

@@ -355,3 +355,11 @@ def test_options_this_metric_does_not_read_are_warned_of_and_change_nothing(run_
     plain = [word for word in chain if word not in given]
     if warned:
         assert without_comments(result.stdout) == without_comments(run_filterkit(OH0, *plain, "--top", 5).stdout)
+
+
+def test_a_sample_of_0_without_the_svm_is_ignored_with_a_warning_as_before(run_filterkit):
+    # refusing --sample 0 (which only the svm reads) for every metric had refused models saved with it
+    result = run_filterkit(OH0, "ig", "select", "--top", "5", "--sample", "0")
+    assert result.status == 0 and "--sample" in result.stderr and "ignored here" in result.stderr
+    refused = run_filterkit("--positive", "Ethics", OH0, "select", "--metric", "svm", "--top", "5", "--sample", "0")
+    assert refused.status == 2 and "option --sample: 0.0 is not in (0, 1]" in refused.stderr
