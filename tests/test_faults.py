@@ -528,7 +528,11 @@ def test_a_stopping_signal_during_the_copy_into_a_hard_linked_output_waits_for_i
         copy(source, target)
 
     monkeypatch.setattr(shutil, "copyfileobj", interrupted_copy)
-    result = run_filterkit("-q", "-o", output, REAL / "iris.arff", "l2")
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)  # ignored in a background job's process
+    try:
+        result = run_filterkit("-q", "-o", output, REAL / "iris.arff", "l2")
+    finally:
+        signal.signal(signal.SIGINT, previous)
     assert result.status == 130 and "interrupted" in result.stderr
     assert link.read_bytes() == run_filterkit("-q", REAL / "iris.arff", "l2").stdout
 
@@ -570,7 +574,10 @@ def test_a_run_waiting_for_a_hard_linked_output_s_lock_stops_at_a_signal_and_wri
     with open(output, "rb") as held:
         fcntl.flock(held.fileno(), fcntl.LOCK_EX)
         process = subprocess.Popen(
-            [FILTERKIT, "-q", "-o", output, REAL / "iris.arff", "l2"], stderr=subprocess.PIPE, start_new_session=True
+            [FILTERKIT, "-q", "-o", output, REAL / "iris.arff", "l2"],
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+            preexec_fn=_default_sigint,  # a background job's SIGINT is ignored, which filterkit keeps
         )
         time.sleep(3)  # the run is waiting for the lock by now
         process.send_signal(signal.SIGINT)
