@@ -320,7 +320,7 @@ def label_summary_lines(labels: dict | None) -> list[str]:
 
 #: How each label's scores are scaled before they are combined (Mulan's ``BinaryRelevanceAttributeEvaluator``).
 NORMALIZE_CHOICES = ("none", "length", "max")
-#: ``--label`` and ``--normalize``: a supervised stage's options on multi-label data (:mod:`filterkit.labels`).
+#: ``--label``, ``--normalize`` and ``--label-powerset``: a supervised stage's options on multi-label data.
 LABEL_OPTIONS = (
     Option("label", str, None, "Multi-label data: learn from this label alone (its one-vs-rest task)."),
     Option(
